@@ -1,0 +1,8 @@
+/** The reliable Redis delay queue and its workers. Only {@code io.github.deferlock.delay} is API. */
+module io.github.deferlock.delay {
+    requires transitive redis.clients.jedis;
+    requires transitive com.fasterxml.jackson.databind;
+    requires org.slf4j;
+
+    exports io.github.deferlock.delay;
+}

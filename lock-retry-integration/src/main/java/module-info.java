@@ -1,0 +1,8 @@
+/** OnConflict strategies and conflict-aware workers. Only {@code io.github.deferlock.conflict} is API. */
+module io.github.deferlock.conflict {
+    requires transitive io.github.deferlock.lock;
+    requires transitive io.github.deferlock.delay;
+    requires org.slf4j;
+
+    exports io.github.deferlock.conflict;
+}
