@@ -73,6 +73,11 @@ public record RedisBinary(Path path, String version, String source) {
         return r;
     }
 
+    /** Returns the binary bundled in the embedded-redis jar (Redis 6.2), extracting it if needed. */
+    public static RedisBinary embedded() {
+        return of(extractEmbedded(), "embedded");
+    }
+
     /** Returns the major version, e.g. 7 for {@code 7.0.15}. */
     public int majorVersion() {
         return Integer.parseInt(version.split("\\.")[0]);

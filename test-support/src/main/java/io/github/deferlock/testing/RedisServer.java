@@ -139,6 +139,7 @@ public final class RedisServer implements AutoCloseable {
             try (Jedis j = new Jedis(
                     new HostAndPort(host(), port),
                     DefaultJedisClientConfig.builder()
+                            .autoNegotiateProtocol(false)
                             .connectionTimeoutMillis(500)
                             .socketTimeoutMillis(1000)
                             .build())) {
@@ -205,7 +206,9 @@ public final class RedisServer implements AutoCloseable {
 
     /** A new single-connection client (handy for {@code MONITOR} or {@code CLIENT} commands); caller closes. */
     public Jedis newConnection() {
-        return new Jedis(hostAndPort(), DefaultJedisClientConfig.builder().build());
+        return new Jedis(
+                hostAndPort(),
+                DefaultJedisClientConfig.builder().autoNegotiateProtocol(false).build());
     }
 
     /** Runs {@code CONFIG SET name value} on the live server. */
