@@ -20,15 +20,38 @@ final class DemoTest {
     }
 
     @Test
-    void defaultRun_startsRedisAndPrintsItsVersion() {
-        assertThat(run()).isZero();
-        assertThat(out.toString(StandardCharsets.UTF_8)).containsPattern("redis-server \\d+\\.\\d+\\.\\d+");
+    void defaultRun_exitsZero_andReportsNoDuplicatesAndNothingLost() {
+        assertThat(run()).as(err.toString(StandardCharsets.UTF_8)).isZero();
+        String text = out.toString(StandardCharsets.UTF_8);
+        assertThat(text).containsPattern("redis-server \\d+\\.\\d+\\.\\d+");
+        assertThat(text).containsPattern("(?m)^ +THROW +SLEEP_RETRY +DEFER$");
+        assertThat(text).containsPattern("(?m)^duplicates \\(must be 0\\) +0 +0 +0$");
+        assertThat(text).containsPattern("(?m)^lost \\(must be 0\\) +0 +0 +0$");
+        assertThat(text).containsPattern("(?m)^lost updates \\(must be 0\\) +0 +0 +0$");
+        assertThat(text).containsPattern("(?m)^events processed +3000/3000 +3000/3000 +3000/3000$");
+        assertThat(text).contains("OK: every event processed exactly once");
+    }
+
+    @Test
+    void badValue_exitsTwoNamingTheOptionAndValue() {
+        assertThat(run("--events", "lots")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--events").contains("'lots'");
+        err.reset();
+        assertThat(run("--strategies", "THROW,PANIC")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("PANIC");
+        err.reset();
+        assertThat(run("--hot-share", "1.5")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--hot-share");
     }
 
     @Test
     void help_explainsAndExitsZero() {
         assertThat(run("--help")).isZero();
-        assertThat(out.toString(StandardCharsets.UTF_8)).contains("usage");
+        assertThat(out.toString(StandardCharsets.UTF_8))
+                .contains("usage")
+                .contains("--redis")
+                .contains("--events")
+                .contains("--strategies");
     }
 
     @Test

@@ -1,0 +1,126 @@
+package io.github.deferlock.benchmarks;
+
+import java.util.HashMap;
+import java.util.Map;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+import redis.clients.jedis.ConnectionPoolConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.RedisClient;
+
+/**
+ * The redis-server under test and the clients every side gets. All Jedis-based sides (deferlock, raw, seed)
+ * use the same client settings: Jedis defaults except a pool of 32 connections, so 8 threads plus pub/sub
+ * never wait for a connection. Redisson gets its defaults.
+ *
+ * @param host the server's host
+ * @param port the server's port
+ */
+record Redis(String host, int port) {
+
+    static Redis parse(String uri) {
+        java.net.URI u = java.net.URI.create(uri);
+        return new Redis(u.getHost(), u.getPort() < 0 ? 6379 : u.getPort());
+    }
+
+    String uri() {
+        return "redis://" + host + ":" + port;
+    }
+
+    RedisClient jedis() {
+        ConnectionPoolConfig pool = new ConnectionPoolConfig();
+        pool.setMaxTotal(32);
+        pool.setMaxIdle(32);
+        return RedisClient.builder()
+                .hostAndPort(new HostAndPort(host, port))
+                .poolConfig(pool)
+                .build();
+    }
+
+    Jedis connection() {
+        return new Jedis(new HostAndPort(host, port));
+    }
+
+    /** Redisson with its defaults (single server; 64-connection pool, 24 idle minimum, 32 netty threads). */
+    RedissonClient redisson() {
+        Config config = new Config();
+        config.useSingleServer().setAddress(uri());
+        return Redisson.create(config);
+    }
+
+    void flushAll() {
+        try (Jedis j = connection()) {
+            j.flushAll();
+        }
+    }
+
+    String info(String section, String field) {
+        try (Jedis j = connection()) {
+            return parseInfo(j.info(section)).getOrDefault(field, "unknown");
+        }
+    }
+
+    long usedMemory() {
+        try (Jedis j = connection()) {
+            return Long.parseLong(parseInfo(j.info("memory")).get("used_memory"));
+        }
+    }
+
+    /**
+     * Total calls over all commands in INFO commandstats, minus the INFO calls. Call it twice on one
+     * connection for a delta that counts none of its own commands.
+     */
+    static long commandCalls(Jedis j) {
+        {
+            long total = 0;
+            long info = 0;
+            for (Map.Entry<String, String> e : parseInfo(j.info("commandstats")).entrySet()) {
+                String v = e.getValue();
+                int i = v.indexOf("calls=");
+                if (i < 0) {
+                    continue;
+                }
+                long calls = Long.parseLong(v.substring(i + 6, v.indexOf(',', i)));
+                total += calls;
+                if (e.getKey().equals("cmdstat_info")) {
+                    info = calls;
+                }
+            }
+            return total - info;
+        }
+    }
+
+    /** Per-command calls from INFO commandstats (e.g. {@code evalsha → 1234}). */
+    Map<String, Long> commandStats() {
+        Map<String, Long> out = new HashMap<>();
+        try (Jedis j = connection()) {
+            for (Map.Entry<String, String> e : parseInfo(j.info("commandstats")).entrySet()) {
+                String v = e.getValue();
+                int i = v.indexOf("calls=");
+                if (i >= 0) {
+                    out.put(e.getKey().replace("cmdstat_", ""), Long.parseLong(v.substring(i + 6, v.indexOf(',', i))));
+                }
+            }
+        }
+        return out;
+    }
+
+    void resetStats() {
+        try (Jedis j = connection()) {
+            j.configResetStat();
+        }
+    }
+
+    static Map<String, String> parseInfo(String text) {
+        Map<String, String> out = new HashMap<>();
+        for (String line : text.split("\r?\n")) {
+            int c = line.indexOf(':');
+            if (c > 0 && !line.startsWith("#")) {
+                out.put(line.substring(0, c), line.substring(c + 1).trim());
+            }
+        }
+        return out;
+    }
+}

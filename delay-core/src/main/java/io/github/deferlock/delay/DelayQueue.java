@@ -1,0 +1,913 @@
+package io.github.deferlock.delay;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JavaType;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import io.github.deferlock.delay.internal.Envelope;
+import io.github.deferlock.delay.internal.QueueKeys;
+import io.github.deferlock.delay.internal.Retry;
+import io.github.deferlock.delay.internal.Script;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.Response;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.exceptions.JedisNoScriptException;
+
+/**
+ * A reliable delay queue in Redis: jobs become due at a time given by the Redis server clock, are claimed
+ * by workers with a visibility timeout, and are acked, retried with {@link Backoff}, or moved to the dead
+ * letters after the max attempts. Delivery is at least once and never before the due time.
+ *
+ * <pre>{@code
+ * DelayQueue<Email> queue = DelayQueue.builder(redis, "emails", Email.class)
+ *         .visibilityTimeout(Duration.ofMinutes(1))
+ *         .build();
+ * queue.enqueue(new Email("ada@example.com", "Welcome"), Duration.ofMinutes(10));
+ * }</pre>
+ *
+ * <p>Every state change is one Lua script call on keys that share the hash tag {@code {name}} (see
+ * docs/queue-keys.md), so a queue works the same on standalone Redis, Sentinel and Cluster. Payloads are
+ * JSON written by Jackson for the bound type, with no default typing.
+ *
+ * <p>Redis failures are thrown as {@link DelayQueueException} with the Jedis exception as the cause; a
+ * pooled connection that the server closed is retried transparently.
+ *
+ * <p>Instances are threadsafe and cheap; they hold no connection of their own.
+ *
+ * @param <T> the payload type
+ */
+public final class DelayQueue<T> {
+    private static final Logger LOG = LoggerFactory.getLogger(DelayQueue.class);
+
+    private static final Script ENQUEUE = Script.load("enqueue");
+    private static final Script CLAIM = Script.load("claim");
+    private static final Script ACK = Script.load("ack");
+    private static final Script NACK = Script.load("nack");
+    private static final Script RESCHEDULE = Script.load("reschedule");
+    private static final Script EXTEND = Script.load("extend");
+    private static final Script CANCEL = Script.load("cancel");
+    private static final Script INFO = Script.load("info");
+    private static final Script HEAD = Script.load("head");
+    private static final Script DEAD_LIST = Script.load("dead_list");
+    private static final Script REQUEUE = Script.load("requeue");
+    private static final Script PURGE = Script.load("purge");
+
+    /** Jobs per enqueue script call in {@link #enqueueAll(List)}. */
+    private static final int ENQUEUE_CHUNK = 200;
+    /** Expired in-flight jobs returned per claim call. */
+    private static final int RETURN_LIMIT = 100;
+    /** Dead letters requeued or purged per script call. */
+    private static final int BULK = 500;
+    /** The largest claim. */
+    static final int MAX_CLAIM = 1000;
+
+    private static final int MAX_ERROR_CHARS = 4000;
+    private static final int MAX_ID_BYTES = 512;
+    private static final SecureRandom IDS = new SecureRandom();
+    private static final Base64.Encoder ID_ENCODER = Base64.getUrlEncoder().withoutPadding();
+    private static final AtomicLong ID_COUNTER = new AtomicLong(IDS.nextInt() & 0xFFFF_FFFFL);
+    private static volatile long idPrefix = IDS.nextLong();
+    private static final byte[] DELAY = {'d'};
+    private static final byte[] AT = {'a'};
+
+    private final UnifiedJedis redis;
+    private final String name;
+    private final QueueKeys keys;
+    private final ObjectReader reader;
+    private final ObjectWriter writer;
+    private final Duration visibilityTimeout;
+    private final int maxAttempts;
+    private final Backoff backoff;
+    private final int maxPayloadBytes;
+    private final Clock clock;
+
+    private DelayQueue(Builder<T> b, JavaType type, ObjectMapper mapper) {
+        this.redis = b.redis;
+        this.name = b.name;
+        this.keys = QueueKeys.of(b.name);
+        this.reader = mapper.readerFor(type);
+        this.writer = mapper.writerFor(type);
+        this.visibilityTimeout = b.visibilityTimeout != null ? b.visibilityTimeout : Builder.DEFAULT_VISIBILITY;
+        this.maxAttempts = b.maxAttempts > 0 ? b.maxAttempts : Builder.DEFAULT_MAX_ATTEMPTS;
+        this.backoff = b.backoff != null ? b.backoff : Builder.DEFAULT_BACKOFF;
+        this.maxPayloadBytes = b.maxPayloadBytes > 0 ? b.maxPayloadBytes : Builder.DEFAULT_MAX_PAYLOAD_BYTES;
+        this.clock = b.clock != null ? b.clock : Clock.systemUTC();
+    }
+
+    /**
+     * Starts a builder for a queue of {@code type} payloads.
+     *
+     * @param redis the client (standalone, Sentinel or Cluster); the queue does not close it
+     * @param name the queue name; it becomes the hash tag of the queue's keys, so it cannot contain {@code
+     *     '{'} or {@code '}'}
+     * @throws NullPointerException when an argument is null
+     * @throws IllegalArgumentException when the name is empty, too long or contains a brace
+     */
+    public static <T> Builder<T> builder(UnifiedJedis redis, String name, Class<T> type) {
+        return new Builder<>(redis, name, Objects.requireNonNull(type, "type cannot be null"), null);
+    }
+
+    /**
+     * Like {@link #builder(UnifiedJedis, String, Class)} for a generic payload type, e.g. {@code new
+     * TypeReference<List<Order>>() {}}.
+     *
+     * @throws NullPointerException when an argument is null
+     * @throws IllegalArgumentException when the name is empty, too long or contains a brace
+     */
+    public static <T> Builder<T> builder(UnifiedJedis redis, String name, TypeReference<T> type) {
+        return new Builder<>(redis, name, null, Objects.requireNonNull(type, "type cannot be null"));
+    }
+
+    /** The queue name. */
+    public String name() {
+        return name;
+    }
+
+    /** The visibility timeout given to each claim. */
+    public Duration visibilityTimeout() {
+        return visibilityTimeout;
+    }
+
+    /** Deliveries after which a failing job goes to the dead letters. */
+    public int maxAttempts() {
+        return maxAttempts;
+    }
+
+    /** The backoff a {@link #nack(Job, String, Duration)} without a delay uses. */
+    public Backoff backoff() {
+        return backoff;
+    }
+
+    /** The largest encoded payload accepted, in bytes. */
+    public int maxPayloadBytes() {
+        return maxPayloadBytes;
+    }
+
+    // ---------------------------------------------------------------- enqueue
+
+    /**
+     * Enqueues a job due now with a generated id. One round trip.
+     *
+     * @throws NullPointerException when {@code payload} is null
+     * @throws IllegalArgumentException when the encoded payload is over {@link #maxPayloadBytes()} or cannot
+     *     be encoded
+     * @throws DelayQueueException when Redis fails
+     */
+    public EnqueueResult enqueue(T payload) {
+        return enqueueOne(null, payload, Duration.ZERO, null);
+    }
+
+    /**
+     * Enqueues a job due after {@code delay}, measured by the Redis server clock, with a generated id.
+     *
+     * @throws NullPointerException when an argument is null
+     * @throws IllegalArgumentException when {@code delay} is negative or the payload is over the limit
+     * @throws DelayQueueException when Redis fails
+     */
+    public EnqueueResult enqueue(T payload, Duration delay) {
+        return enqueueOne(null, payload, requireDelay(delay), null);
+    }
+
+    /**
+     * Enqueues a job with the caller's id, due after {@code delay}. Idempotent while the job exists: when a
+     * job with this id is due, in flight or dead, nothing is written and the result says {@code
+     * duplicate()}. Once the job is acked or cancelled the id may be used again.
+     *
+     * @throws NullPointerException when an argument is null
+     * @throws IllegalArgumentException when the id is empty or over 512 bytes, {@code delay} is negative or
+     *     the payload is over the limit
+     * @throws DelayQueueException when Redis fails
+     */
+    public EnqueueResult enqueue(String id, T payload, Duration delay) {
+        return enqueueOne(requireId(id), payload, requireDelay(delay), null);
+    }
+
+    /**
+     * Enqueues a job due at {@code at} (compared with the Redis server clock; a time in the past is due at
+     * once), with a generated id.
+     *
+     * @throws NullPointerException when an argument is null
+     * @throws IllegalArgumentException when the payload is over the limit
+     * @throws DelayQueueException when Redis fails
+     */
+    public EnqueueResult schedule(T payload, Instant at) {
+        return enqueueOne(null, payload, null, Objects.requireNonNull(at, "at cannot be null"));
+    }
+
+    /**
+     * Like {@link #schedule(Object, Instant)} with the caller's id; idempotent like {@link #enqueue(String,
+     * Object, Duration)}.
+     *
+     * @throws NullPointerException when an argument is null
+     * @throws IllegalArgumentException when the id is empty or too long, or the payload is over the limit
+     * @throws DelayQueueException when Redis fails
+     */
+    public EnqueueResult schedule(String id, T payload, Instant at) {
+        return enqueueOne(requireId(id), payload, null, Objects.requireNonNull(at, "at cannot be null"));
+    }
+
+    /**
+     * Enqueues many payloads with generated ids, all due after {@code delay}; see {@link #enqueueAll(List)}.
+     *
+     * @throws NullPointerException when an argument or a payload is null
+     * @throws IllegalArgumentException when {@code delay} is negative or a payload is over the limit
+     * @throws DelayQueueException when Redis fails
+     */
+    public List<EnqueueResult> enqueueAll(Collection<? extends T> payloads, Duration delay) {
+        Objects.requireNonNull(payloads, "payloads cannot be null");
+        requireDelay(delay);
+        List<NewJob<T>> jobs = new ArrayList<>(payloads.size());
+        for (T p : payloads) {
+            jobs.add(NewJob.of(p, delay));
+        }
+        return enqueueAll(jobs);
+    }
+
+    /**
+     * Enqueues many jobs in one pipeline (a few hundred jobs per script call), returning one result per job in
+     * order. Every payload is encoded and checked before anything is written. Not atomic as a whole: on a
+     * failure part of the batch may be written; running the same batch again is safe for jobs with caller
+     * ids (they are reported as duplicates).
+     *
+     * @throws NullPointerException when {@code jobs} or one of them is null
+     * @throws IllegalArgumentException when a payload is over the limit or a caller id is too long
+     * @throws DelayQueueException when Redis fails
+     */
+    public List<EnqueueResult> enqueueAll(List<NewJob<T>> jobs) {
+        Objects.requireNonNull(jobs, "jobs cannot be null");
+        List<byte[]> args = new ArrayList<>(1 + 4 * jobs.size());
+        List<String> ids = new ArrayList<>(jobs.size());
+        boolean[] generated = new boolean[jobs.size()];
+        for (int i = 0; i < jobs.size(); i++) {
+            NewJob<T> job = Objects.requireNonNull(jobs.get(i), "a job cannot be null");
+            String id = job.id() != null ? requireId(job.id()) : newId();
+            generated[i] = job.id() == null;
+            ids.add(id);
+            addJobArgs(args, id, encode(job.payload()), job.delay(), job.at());
+        }
+        List<EnqueueResult> results = new ArrayList<>(jobs.size());
+        if (jobs.isEmpty()) {
+            return results;
+        }
+        List<byte[]> enqueueKeys = QueueKeys.list(keys.due(), keys.jobs(), keys.seq());
+        List<List<byte[]>> chunks = new ArrayList<>();
+        for (int from = 0; from < jobs.size(); from += ENQUEUE_CHUNK) {
+            int to = Math.min(jobs.size(), from + ENQUEUE_CHUNK);
+            List<byte[]> chunk = new ArrayList<>(1 + 4 * (to - from));
+            chunk.add(keys.channel());
+            chunk.addAll(args.subList(4 * from, 4 * to));
+            chunks.add(chunk);
+        }
+        List<Object> replies = call("enqueueAll", () -> pipelineEnqueue(enqueueKeys, chunks));
+        for (int c = 0; c < replies.size(); c++) {
+            List<?> reply = (List<?>) replies.get(c);
+            int base = c * ENQUEUE_CHUNK;
+            for (int k = 0; 1 + 2 * k < reply.size(); k++) {
+                results.add(result(ids.get(base + k), generated[base + k], reply, k));
+            }
+        }
+        return results;
+    }
+
+    private List<Object> pipelineEnqueue(List<byte[]> enqueueKeys, List<List<byte[]>> chunks) {
+        ENQUEUE.preload(redis, keys.due());
+        List<Response<Object>> responses = new ArrayList<>(chunks.size());
+        try (AbstractPipeline pipeline = redis.pipelined()) {
+            for (List<byte[]> chunk : chunks) {
+                responses.add(ENQUEUE.queue(pipeline, enqueueKeys, chunk));
+            }
+            pipeline.sync();
+        }
+        List<Object> replies = new ArrayList<>(chunks.size());
+        for (int c = 0; c < chunks.size(); c++) {
+            Object reply;
+            try {
+                reply = responses.get(c).get();
+            } catch (JedisNoScriptException e) {
+                reply = ENQUEUE.run(redis, enqueueKeys, chunks.get(c)); // the server restarted mid-batch
+            }
+            replies.add(reply);
+        }
+        return replies;
+    }
+
+    private EnqueueResult enqueueOne(String id, T payload, Duration delay, Instant at) {
+        byte[] encoded = encode(payload);
+        boolean generated = id == null;
+        String jobId = generated ? newId() : id;
+        List<byte[]> args = new ArrayList<>(5);
+        args.add(keys.channel());
+        addJobArgs(args, jobId, encoded, delay, at);
+        List<byte[]> enqueueKeys = QueueKeys.list(keys.due(), keys.jobs(), keys.seq());
+        List<?> reply = (List<?>) call("enqueue", () -> ENQUEUE.run(redis, enqueueKeys, args));
+        return result(jobId, generated, reply, 0);
+    }
+
+    private static EnqueueResult result(String id, boolean generated, List<?> reply, int k) {
+        boolean added = (Long) reply.get(1 + 2 * k) == 1L;
+        long due = (Long) reply.get(2 + 2 * k);
+        // a generated id that exists was written by our own earlier try of the same call
+        return new EnqueueResult(id, !added && !generated, due < 0 ? null : Instant.ofEpochMilli(due));
+    }
+
+    private void addJobArgs(List<byte[]> args, String id, byte[] payload, Duration delay, Instant at) {
+        args.add(utf8(id));
+        if (at != null) {
+            args.add(AT);
+            args.add(num(at.toEpochMilli()));
+        } else {
+            args.add(DELAY);
+            args.add(num(toMillis(delay)));
+        }
+        args.add(payload);
+    }
+
+    // ---------------------------------------------------------------- claim and settle
+
+    /**
+     * Claims up to {@code max} due jobs, earliest due first (FIFO among equal due times), each with a
+     * visibility deadline of now + {@link #visibilityTimeout()} and a fresh receipt. Before that it returns
+     * in-flight jobs whose deadline passed to due (at most 100 per call), or to the dead letters when they
+     * used {@link #maxAttempts()}. A job whose payload cannot be decoded goes to the dead letters with the
+     * reason and is not returned. One round trip; bounded work in Redis.
+     *
+     * @param max how many jobs at most, 1 to 1000
+     * @return the claimed jobs, possibly none
+     * @throws IllegalArgumentException when {@code max} is out of range
+     * @throws DelayQueueException when Redis fails
+     */
+    public List<Job<T>> claim(int max) {
+        return claimBatch(max).jobs();
+    }
+
+    ClaimBatch<T> claimBatch(int max) {
+        if (max < 1 || max > MAX_CLAIM) {
+            throw new IllegalArgumentException("max must be within [1, " + MAX_CLAIM + "], got " + max);
+        }
+        List<byte[]> claimKeys =
+                QueueKeys.list(keys.due(), keys.inflight(), keys.jobs(), keys.dead(), keys.errors(), keys.seq());
+        List<byte[]> args = List.of(num(max), num(visibilityTimeout.toMillis()), num(maxAttempts), num(RETURN_LIMIT));
+        List<?> reply = (List<?>) call("claim", () -> CLAIM.run(redis, claimKeys, args));
+        long nowMicros = (Long) reply.get(0);
+        long wake = (Long) reply.get(1);
+        Instant visibleUntil = clock.instant().plus(visibilityTimeout);
+        List<Job<T>> jobs = new ArrayList<>((reply.size() - 2) / 3);
+        for (int i = 2; i + 2 < reply.size(); i += 3) {
+            String id = new String((byte[]) reply.get(i), StandardCharsets.UTF_8);
+            Envelope env = Envelope.parse((byte[]) reply.get(i + 1));
+            String error = text((byte[]) reply.get(i + 2));
+            T payload;
+            try {
+                payload = reader.readValue(env.raw(), env.payloadOffset(), env.payloadLength());
+            } catch (IOException | RuntimeException e) {
+                String reason = "undecodable payload: " + e.getClass().getSimpleName() + ": " + e.getMessage();
+                LOG.warn("queue '{}': job {} moved to the dead letters, {}", name, id, reason);
+                settle("deadLetter", id, env.receipt(), reason, 0, 0);
+                continue;
+            }
+            jobs.add(new Job<>(
+                    id,
+                    payload,
+                    env.attempts(),
+                    Instant.ofEpochMilli(env.dueMs()),
+                    env.receipt(),
+                    error.isEmpty() ? null : error,
+                    visibleUntil));
+        }
+        return new ClaimBatch<>(jobs, nowMicros, wake);
+    }
+
+    /**
+     * Acks a claimed job: it is deleted.
+     *
+     * @return true when acked; false when the receipt is stale (the job was returned to due after its
+     *     visibility timeout, redelivered, settled or cancelled) — its work may be done twice
+     * @throws NullPointerException when {@code job} is null
+     * @throws DelayQueueException when Redis fails
+     */
+    public boolean ack(Job<T> job) {
+        Objects.requireNonNull(job, "job cannot be null");
+        List<byte[]> ackKeys = QueueKeys.list(keys.jobs(), keys.inflight(), keys.errors());
+        List<byte[]> args = List.of(utf8(job.id()), utf8(job.receipt()));
+        long r = (Long) call("ack", () -> ACK.run(redis, ackKeys, args));
+        job.markSettled();
+        return r == 1L;
+    }
+
+    /**
+     * Reports a failed delivery: the job is due again after {@code retryDelay} (or, when null, after {@link
+     * #backoff()} for its attempt number), or goes to the dead letters with {@code error} when it has had
+     * {@link #maxAttempts()} deliveries.
+     *
+     * @param error the failure, stored as the job's last error (null: "no error message"; cut to 4000 chars)
+     * @param retryDelay the delay before the next delivery, or null for the backoff
+     * @return true when settled; false when the receipt is stale
+     * @throws NullPointerException when {@code job} is null
+     * @throws IllegalArgumentException when {@code retryDelay} is negative
+     * @throws DelayQueueException when Redis fails
+     */
+    public boolean nack(Job<T> job, String error, Duration retryDelay) {
+        Objects.requireNonNull(job, "job cannot be null");
+        Duration delay = retryDelay != null ? requireDelay(retryDelay) : backoff.delay(Math.max(1, job.attempts()));
+        long r = settle("nack", job.id(), job.receipt(), error, toMillis(delay), maxAttempts);
+        job.markSettled();
+        return r != 0;
+    }
+
+    /**
+     * Moves a claimed job to the dead letters at once, with {@code reason} as its last error.
+     *
+     * @return true when moved; false when the receipt is stale
+     * @throws NullPointerException when {@code job} or {@code reason} is null
+     * @throws DelayQueueException when Redis fails
+     */
+    public boolean deadLetter(Job<T> job, String reason) {
+        Objects.requireNonNull(job, "job cannot be null");
+        Objects.requireNonNull(reason, "reason cannot be null");
+        long r = settle("deadLetter", job.id(), job.receipt(), reason, 0, 0);
+        job.markSettled();
+        return r != 0;
+    }
+
+    private long settle(String op, String id, String receipt, String error, long delayMs, int attemptsLimit) {
+        List<byte[]> nackKeys = QueueKeys.list(keys.jobs(), keys.inflight(), keys.due(), keys.dead(), keys.errors());
+        String e = error == null || error.isEmpty() ? "no error message" : error;
+        if (e.length() > MAX_ERROR_CHARS) {
+            e = e.substring(0, MAX_ERROR_CHARS);
+        }
+        List<byte[]> args = List.of(utf8(id), utf8(receipt), utf8(e), num(delayMs), num(attemptsLimit), keys.channel());
+        return (Long) call(op, () -> NACK.run(redis, nackKeys, args));
+    }
+
+    /**
+     * Returns a claimed job to due at now + {@code delay} without counting this delivery as an attempt —
+     * a deferral, not a failure — optionally with a new payload. The last error is kept.
+     *
+     * @param replacementPayload the payload to store instead, or null to keep the current one
+     * @return true when rescheduled; false when the receipt is stale
+     * @throws NullPointerException when {@code job} or {@code delay} is null
+     * @throws IllegalArgumentException when {@code delay} is negative or the replacement is over the limit
+     * @throws DelayQueueException when Redis fails
+     */
+    public boolean reschedule(Job<T> job, Duration delay, T replacementPayload) {
+        Objects.requireNonNull(job, "job cannot be null");
+        requireDelay(delay);
+        byte[] replacement = replacementPayload == null ? new byte[0] : encode(replacementPayload);
+        List<byte[]> rKeys = QueueKeys.list(keys.jobs(), keys.inflight(), keys.due());
+        List<byte[]> args = List.of(
+                utf8(job.id()),
+                utf8(job.receipt()),
+                num(toMillis(delay)),
+                keys.channel(),
+                num(replacementPayload == null ? 0 : 1),
+                replacement);
+        long r = (Long) call("reschedule", () -> RESCHEDULE.run(redis, rKeys, args));
+        job.markSettled();
+        return r == 1L;
+    }
+
+    /**
+     * Moves the visibility deadline of a claimed job to now + {@code visibility} (server clock), for a
+     * handler that needs longer. Does not settle the job.
+     *
+     * @return true when extended; false when the receipt is stale
+     * @throws NullPointerException when an argument is null
+     * @throws IllegalArgumentException when {@code visibility} is not positive
+     * @throws DelayQueueException when Redis fails
+     */
+    public boolean extend(Job<T> job, Duration visibility) {
+        Objects.requireNonNull(job, "job cannot be null");
+        Objects.requireNonNull(visibility, "visibility cannot be null");
+        if (visibility.isNegative() || visibility.isZero()) {
+            throw new IllegalArgumentException("visibility must be positive, got " + visibility);
+        }
+        List<byte[]> eKeys = QueueKeys.list(keys.jobs(), keys.inflight());
+        List<byte[]> args = List.of(utf8(job.id()), utf8(job.receipt()), num(toMillis(visibility)));
+        return (Long) call("extend", () -> EXTEND.run(redis, eKeys, args)) > 0;
+    }
+
+    // ---------------------------------------------------------------- inspection and management
+
+    /**
+     * Deletes a job in any state. A handler still running an in-flight job is not stopped; its ack is refused.
+     *
+     * @return true when the job existed
+     * @throws NullPointerException when {@code id} is null
+     * @throws DelayQueueException when Redis fails
+     */
+    public boolean cancel(String id) {
+        Objects.requireNonNull(id, "id cannot be null");
+        List<byte[]> cKeys = QueueKeys.list(keys.jobs(), keys.due(), keys.inflight(), keys.dead(), keys.errors());
+        return (Long) call("cancel", () -> CANCEL.run(redis, cKeys, List.of(utf8(id)))) == 1L;
+    }
+
+    /**
+     * A snapshot of one job.
+     *
+     * @return the job, or empty when there is no job with this id (never enqueued, acked or cancelled)
+     * @throws NullPointerException when {@code id} is null
+     * @throws DelayQueueException when Redis fails
+     */
+    public Optional<JobInfo> get(String id) {
+        Objects.requireNonNull(id, "id cannot be null");
+        List<byte[]> iKeys = QueueKeys.list(keys.jobs(), keys.due(), keys.inflight(), keys.dead(), keys.errors());
+        List<?> reply = (List<?>) call("get", () -> INFO.run(redis, iKeys, List.of(utf8(id))));
+        if (reply.isEmpty()) {
+            return Optional.empty();
+        }
+        Envelope env = Envelope.parse((byte[]) reply.get(0));
+        String error = text((byte[]) reply.get(1));
+        long score = (Long) reply.get(2);
+        Optional<Instant> at = score < 0 ? Optional.empty() : Optional.of(Instant.ofEpochMilli(score));
+        Optional<String> lastError = error.isEmpty() ? Optional.empty() : Optional.of(error);
+        return Optional.of(
+                switch (env.state()) {
+                    case 'f' ->
+                        new JobInfo(
+                                id,
+                                JobState.IN_FLIGHT,
+                                env.attempts(),
+                                Optional.of(Instant.ofEpochMilli(env.dueMs())),
+                                at,
+                                Optional.empty(),
+                                lastError);
+                    case 'x' ->
+                        new JobInfo(
+                                id, JobState.DEAD, env.attempts(), Optional.empty(), Optional.empty(), at, lastError);
+                    default ->
+                        new JobInfo(
+                                id, JobState.DUE, env.attempts(), at, Optional.empty(), Optional.empty(), lastError);
+                });
+    }
+
+    /**
+     * How many jobs are in {@code state}; {@link JobState#DUE} counts jobs scheduled for later as well.
+     *
+     * @throws NullPointerException when {@code state} is null
+     * @throws DelayQueueException when Redis fails
+     */
+    public long size(JobState state) {
+        Objects.requireNonNull(state, "state cannot be null");
+        byte[] key =
+                switch (state) {
+                    case DUE -> keys.due();
+                    case IN_FLIGHT -> keys.inflight();
+                    case DEAD -> keys.dead();
+                };
+        return call("size", () -> redis.zcard(key));
+    }
+
+    /**
+     * How long the earliest due job has been due (server clock); zero when no job is due yet. A growing value
+     * means workers fall behind.
+     *
+     * @throws DelayQueueException when Redis fails
+     */
+    public Duration oldestDueAge() {
+        List<?> reply = (List<?>) call("oldestDueAge", () -> HEAD.run(redis, List.of(keys.due()), List.of()));
+        long nowMicros = (Long) reply.get(0);
+        long head = (Long) reply.get(1);
+        if (head < 0 || head * 1000 >= nowMicros) {
+            return Duration.ZERO;
+        }
+        return Duration.ofNanos((nowMicros - head * 1000) * 1000);
+    }
+
+    /**
+     * The oldest dead letters, oldest first.
+     *
+     * @param limit how many at most, at least 1
+     * @throws IllegalArgumentException when {@code limit < 1}
+     * @throws DelayQueueException when Redis fails
+     */
+    public List<DeadLetter> deadLetters(int limit) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be >= 1, got " + limit);
+        }
+        List<byte[]> dKeys = QueueKeys.list(keys.dead(), keys.jobs(), keys.errors());
+        List<?> reply = (List<?>) call("deadLetters", () -> DEAD_LIST.run(redis, dKeys, List.of(num(limit))));
+        List<DeadLetter> out = new ArrayList<>(reply.size() / 4);
+        for (int i = 0; i + 3 < reply.size(); i += 4) {
+            Envelope env = Envelope.parse((byte[]) reply.get(i + 1));
+            out.add(new DeadLetter(
+                    new String((byte[]) reply.get(i), StandardCharsets.UTF_8),
+                    env.attempts(),
+                    Instant.ofEpochMilli((Long) reply.get(i + 3)),
+                    text((byte[]) reply.get(i + 2)),
+                    env.payloadText()));
+        }
+        return out;
+    }
+
+    /**
+     * Moves one dead letter back to due now, with its attempts reset to 0.
+     *
+     * @return true when moved; false when there is no dead job with this id
+     * @throws NullPointerException when {@code id} is null
+     * @throws DelayQueueException when Redis fails
+     */
+    public boolean requeueDead(String id) {
+        Objects.requireNonNull(id, "id cannot be null");
+        return requeue(utf8("id"), utf8(id)) == 1L;
+    }
+
+    /**
+     * Moves every dead letter back to due now (in script calls of 500), with attempts reset to 0.
+     *
+     * @return how many were moved
+     * @throws DelayQueueException when Redis fails
+     */
+    public long requeueAllDead() {
+        return bulk(() -> requeue(utf8("oldest"), num(BULK)));
+    }
+
+    private long requeue(byte[] mode, byte[] arg) {
+        List<byte[]> rKeys = QueueKeys.list(keys.dead(), keys.due(), keys.jobs());
+        return (Long) call("requeueDead", () -> REQUEUE.run(redis, rKeys, List.of(keys.channel(), mode, arg)));
+    }
+
+    /**
+     * Deletes every dead letter (in script calls of 500).
+     *
+     * @return how many were deleted
+     * @throws DelayQueueException when Redis fails
+     */
+    public long purgeDead() {
+        List<byte[]> pKeys = QueueKeys.list(keys.dead(), keys.jobs(), keys.errors());
+        return bulk(() -> (Long) call("purgeDead", () -> PURGE.run(redis, pKeys, List.of(num(BULK)))));
+    }
+
+    private long bulk(Supplier<Long> step) {
+        long limit = size(JobState.DEAD) + BULK; // jobs dying meanwhile do not keep us here forever
+        long total = 0;
+        long n;
+        do {
+            n = step.get();
+            total += n;
+        } while (n == BULK && total < limit);
+        return total;
+    }
+
+    // ---------------------------------------------------------------- plumbing
+
+    UnifiedJedis redis() {
+        return redis;
+    }
+
+    byte[] wakeChannel() {
+        return keys.channel();
+    }
+
+    private <R> R call(String op, Supplier<R> body) {
+        try {
+            return Retry.onConnectionError(body);
+        } catch (JedisException e) {
+            throw new DelayQueueException(op + " failed on queue '" + name + "': " + e.getMessage(), e);
+        }
+    }
+
+    private byte[] encode(T payload) {
+        Objects.requireNonNull(payload, "payload cannot be null");
+        byte[] bytes;
+        try {
+            bytes = writer.writeValueAsBytes(payload);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException(
+                    "cannot encode the payload for queue '" + name + "': " + e.getOriginalMessage(), e);
+        }
+        if (bytes.length > maxPayloadBytes) {
+            throw new IllegalArgumentException("payload of " + bytes.length + " bytes is over the limit of "
+                    + maxPayloadBytes + " bytes (maxPayloadBytes) for queue '" + name + "'");
+        }
+        return bytes;
+    }
+
+    /**
+     * 96 bits: a random 64-bit prefix chosen per process (renewed every 2^32 ids) and a counter, so ids are
+     * unique without a {@link SecureRandom} call per job.
+     */
+    private static String newId() {
+        long n = ID_COUNTER.getAndIncrement();
+        long prefix = idPrefix;
+        if ((n & 0xFFFF_FFFFL) == 0xFFFF_FFFFL) {
+            idPrefix = IDS.nextLong();
+        }
+        byte[] b = new byte[12];
+        for (int i = 0; i < 8; i++) {
+            b[i] = (byte) (prefix >>> (56 - 8 * i));
+        }
+        for (int i = 0; i < 4; i++) {
+            b[8 + i] = (byte) (n >>> (24 - 8 * i));
+        }
+        return ID_ENCODER.encodeToString(b);
+    }
+
+    private static String requireId(String id) {
+        Objects.requireNonNull(id, "id cannot be null");
+        if (id.isEmpty()) {
+            throw new IllegalArgumentException("id cannot be empty");
+        }
+        if (id.length() * 3 > MAX_ID_BYTES && utf8(id).length > MAX_ID_BYTES) {
+            throw new IllegalArgumentException("id is longer than " + MAX_ID_BYTES + " bytes");
+        }
+        return id;
+    }
+
+    private static Duration requireDelay(Duration delay) {
+        Objects.requireNonNull(delay, "delay cannot be null");
+        if (delay.isNegative()) {
+            throw new IllegalArgumentException("delay cannot be negative, got " + delay);
+        }
+        return delay;
+    }
+
+    private static long toMillis(Duration d) {
+        long ms = d.toMillis();
+        return d.minusMillis(ms).isZero() ? ms : ms + 1; // round up: never due early
+    }
+
+    private static String text(byte[] b) {
+        return b == null ? "" : new String(b, StandardCharsets.UTF_8);
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static byte[] num(long v) {
+        return Long.toString(v).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    @Override
+    public String toString() {
+        return "DelayQueue[" + name + "]";
+    }
+
+    /**
+     * Builds a {@link DelayQueue}. Each setting may be set once; a second call is an {@link
+     * IllegalStateException} naming the earlier value. Not threadsafe.
+     *
+     * @param <T> the payload type
+     */
+    public static final class Builder<T> {
+        static final Duration DEFAULT_VISIBILITY = Duration.ofSeconds(30);
+        static final int DEFAULT_MAX_ATTEMPTS = 10;
+        static final Backoff DEFAULT_BACKOFF = Backoff.exponential(Duration.ofSeconds(1), Duration.ofMinutes(10), 2.0)
+                .withJitter(0.2);
+        static final int DEFAULT_MAX_PAYLOAD_BYTES = 256 * 1024;
+        private static final int LIMIT_PAYLOAD_BYTES = 64 * 1024 * 1024;
+
+        private final UnifiedJedis redis;
+        private final String name;
+        private final Class<T> type;
+        private final TypeReference<T> typeReference;
+        private ObjectMapper objectMapper;
+        private Duration visibilityTimeout;
+        private int maxAttempts;
+        private Backoff backoff;
+        private int maxPayloadBytes;
+        private Clock clock;
+
+        private Builder(UnifiedJedis redis, String name, Class<T> type, TypeReference<T> typeReference) {
+            this.redis = Objects.requireNonNull(redis, "redis cannot be null");
+            Objects.requireNonNull(name, "name cannot be null");
+            if (name.isEmpty() || name.length() > 200 || name.indexOf('{') >= 0 || name.indexOf('}') >= 0) {
+                throw new IllegalArgumentException(
+                        "queue name must be 1 to 200 characters without '{' or '}', got '" + name + "'");
+            }
+            this.name = name;
+            this.type = type;
+            this.typeReference = typeReference;
+        }
+
+        /**
+         * The Jackson mapper for payloads. Default: a plain {@code new ObjectMapper()}. A mapper with default
+         * typing enabled is refused: a stored payload must never choose the class it is decoded into.
+         *
+         * @throws NullPointerException when {@code mapper} is null
+         * @throws IllegalStateException when already set
+         */
+        public Builder<T> objectMapper(ObjectMapper mapper) {
+            once(objectMapper, "objectMapper");
+            this.objectMapper = Objects.requireNonNull(mapper, "objectMapper cannot be null");
+            return this;
+        }
+
+        /**
+         * How long a claimed job stays invisible before it is redelivered when not settled. Default 30 s.
+         *
+         * @throws NullPointerException when {@code timeout} is null
+         * @throws IllegalArgumentException when {@code timeout} is shorter than 1 ms
+         * @throws IllegalStateException when already set
+         */
+        public Builder<T> visibilityTimeout(Duration timeout) {
+            once(visibilityTimeout, "visibilityTimeout");
+            Objects.requireNonNull(timeout, "visibilityTimeout cannot be null");
+            if (timeout.toMillis() < 1) {
+                throw new IllegalArgumentException("visibilityTimeout must be at least 1 ms, got " + timeout);
+            }
+            this.visibilityTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * Deliveries after which a failing (or timed-out) job goes to the dead letters. Default 10.
+         *
+         * @throws IllegalArgumentException when {@code attempts < 1}
+         * @throws IllegalStateException when already set
+         */
+        public Builder<T> maxAttempts(int attempts) {
+            once(maxAttempts == 0 ? null : maxAttempts, "maxAttempts");
+            if (attempts < 1) {
+                throw new IllegalArgumentException("maxAttempts must be >= 1, got " + attempts);
+            }
+            this.maxAttempts = attempts;
+            return this;
+        }
+
+        /**
+         * The delay before a failed job's next delivery. Default: exponential from 1 s, doubling, at most
+         * 10 min, jitter 0.2.
+         *
+         * @throws NullPointerException when {@code backoff} is null
+         * @throws IllegalStateException when already set
+         */
+        public Builder<T> backoff(Backoff backoff) {
+            once(this.backoff, "backoff");
+            this.backoff = Objects.requireNonNull(backoff, "backoff cannot be null");
+            return this;
+        }
+
+        /**
+         * The largest encoded payload accepted, in bytes. Default 256 KiB, at most 64 MiB.
+         *
+         * @throws IllegalArgumentException when out of range
+         * @throws IllegalStateException when already set
+         */
+        public Builder<T> maxPayloadBytes(int bytes) {
+            once(maxPayloadBytes == 0 ? null : maxPayloadBytes, "maxPayloadBytes");
+            if (bytes < 1 || bytes > LIMIT_PAYLOAD_BYTES) {
+                throw new IllegalArgumentException(
+                        "maxPayloadBytes must be within [1, " + LIMIT_PAYLOAD_BYTES + "], got " + bytes);
+            }
+            this.maxPayloadBytes = bytes;
+            return this;
+        }
+
+        /**
+         * The client clock, used only for local estimates such as {@link Job#visibleUntil()}; due times and
+         * deadlines always come from the Redis server clock. Default {@link Clock#systemUTC()}.
+         *
+         * @throws NullPointerException when {@code clock} is null
+         * @throws IllegalStateException when already set
+         */
+        public Builder<T> clock(Clock clock) {
+            once(this.clock, "clock");
+            this.clock = Objects.requireNonNull(clock, "clock cannot be null");
+            return this;
+        }
+
+        /**
+         * Builds the queue. Nothing is written to Redis.
+         *
+         * @throws IllegalArgumentException when the object mapper has default typing enabled
+         */
+        public DelayQueue<T> build() {
+            ObjectMapper mapper = objectMapper != null ? objectMapper : new ObjectMapper();
+            JavaType javaType = type != null
+                    ? mapper.getTypeFactory().constructType(type)
+                    : mapper.getTypeFactory().constructType(typeReference);
+            if (mapper.getDeserializationConfig().getDefaultTyper(javaType) != null
+                    || mapper.getSerializationConfig().getDefaultTyper(javaType) != null) {
+                throw new IllegalArgumentException("the objectMapper for queue '" + name
+                        + "' has default typing enabled; payloads must not name their own classes");
+            }
+            return new DelayQueue<>(this, javaType, mapper);
+        }
+
+        private static void once(Object current, String setting) {
+            if (current != null) {
+                throw new IllegalStateException(setting + " was already set to " + current);
+            }
+        }
+    }
+}

@@ -1,0 +1,104 @@
+package io.github.deferlock.delay;
+
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One claimed delivery of a job: its payload, how many deliveries it has had, and the receipt that
+ * {@link DelayQueue#ack(Job)}, {@link DelayQueue#nack(Job, String, java.time.Duration)}, {@link
+ * DelayQueue#extend(Job, java.time.Duration)}, {@link DelayQueue#reschedule(Job, java.time.Duration,
+ * Object)} and {@link DelayQueue#deadLetter(Job, String)} must present. A receipt is valid until the job is
+ * settled, cancelled, or returned to due when its visibility timeout expires.
+ *
+ * <p>Threadsafe; equality is by id and receipt.
+ *
+ * @param <T> the payload type
+ */
+public final class Job<T> {
+    private final String id;
+    private final T payload;
+    private final int attempts;
+    private final Instant dueAt;
+    private final String receipt;
+    private final String lastError;
+    private final Instant visibleUntil;
+    private final AtomicBoolean settled = new AtomicBoolean();
+
+    Job(String id, T payload, int attempts, Instant dueAt, String receipt, String lastError, Instant visibleUntil) {
+        this.id = Objects.requireNonNull(id, "id cannot be null");
+        this.payload = payload;
+        this.attempts = attempts;
+        this.dueAt = Objects.requireNonNull(dueAt, "dueAt cannot be null");
+        this.receipt = Objects.requireNonNull(receipt, "receipt cannot be null");
+        this.lastError = lastError;
+        this.visibleUntil = Objects.requireNonNull(visibleUntil, "visibleUntil cannot be null");
+    }
+
+    /** The job id. */
+    public String id() {
+        return id;
+    }
+
+    /** The decoded payload. */
+    public T payload() {
+        return payload;
+    }
+
+    /** The number of this delivery: 1 on the first; deferrals by {@code reschedule} do not count. */
+    public int attempts() {
+        return attempts;
+    }
+
+    /** When this delivery was due (Redis server clock). */
+    public Instant dueAt() {
+        return dueAt;
+    }
+
+    /** The receipt of this claim. */
+    public String receipt() {
+        return receipt;
+    }
+
+    /** The error recorded by the previous failed delivery, if any. */
+    public Optional<String> lastError() {
+        return Optional.ofNullable(lastError);
+    }
+
+    /**
+     * When the visibility timeout of this claim runs out, estimated with the queue's clock at claim time;
+     * after it the job may be redelivered. {@link DelayQueue#extend(Job, java.time.Duration)} moves the
+     * deadline in Redis but not this estimate.
+     */
+    public Instant visibleUntil() {
+        return visibleUntil;
+    }
+
+    /**
+     * True once this delivery was settled (or a settlement was refused) through {@code ack}, {@code nack},
+     * {@code reschedule} or {@code deadLetter}; a {@link DelayQueueWorker} does not settle it again.
+     */
+    public boolean isSettled() {
+        return settled.get();
+    }
+
+    void markSettled() {
+        settled.set(true);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Job<?> j && id.equals(j.id) && receipt.equals(j.receipt);
+    }
+
+    @Override
+    public int hashCode() {
+        return id.hashCode() * 31 + receipt.hashCode();
+    }
+
+    @Override
+    public String toString() {
+        return "Job[id=" + id + ", attempts=" + attempts + ", dueAt=" + dueAt + ", receipt=" + receipt + "]";
+    }
+}

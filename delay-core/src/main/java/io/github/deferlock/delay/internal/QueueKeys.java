@@ -1,0 +1,47 @@
+package io.github.deferlock.delay.internal;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * The Redis key layout of one queue; every key carries the hash tag {@code {name}} so a queue lives in one
+ * cluster slot (see docs/queue-keys.md). Immutable and threadsafe.
+ *
+ * @param due the due zset: member {@code <seq><id>}, score the due time (epoch ms)
+ * @param inflight the in-flight zset: member {@code <seq><id>}, score the visibility deadline (epoch ms)
+ * @param jobs the jobs hash: field the job id, value the envelope
+ * @param dead the dead-letter zset: member {@code <seq><id>}, score the time of death (epoch ms)
+ * @param errors the errors hash: field the job id, value its last error
+ * @param seq the sequence counter (enqueue order and receipts)
+ * @param channel the wake channel (not a key)
+ */
+public record QueueKeys(
+        byte[] due, byte[] inflight, byte[] jobs, byte[] dead, byte[] errors, byte[] seq, byte[] channel) {
+
+    /** The common prefix of every key of queue {@code name}. */
+    public static String prefix(String name) {
+        return "deferlock:dq:{" + name + "}:";
+    }
+
+    /** The keys of queue {@code name}. */
+    public static QueueKeys of(String name) {
+        String p = prefix(name);
+        return new QueueKeys(
+                bytes(p + "due"),
+                bytes(p + "inflight"),
+                bytes(p + "jobs"),
+                bytes(p + "dead"),
+                bytes(p + "errors"),
+                bytes(p + "seq"),
+                bytes(p + "wake"));
+    }
+
+    /** The given keys as a list, in the given order. */
+    public static List<byte[]> list(byte[]... keys) {
+        return List.of(keys);
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}

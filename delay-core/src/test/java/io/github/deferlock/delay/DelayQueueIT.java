@@ -1,0 +1,428 @@
+package io.github.deferlock.delay;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.jsontype.BasicPolymorphicTypeValidator;
+import io.github.deferlock.delay.internal.QueueKeys;
+import io.github.deferlock.testing.RedisExtension;
+import io.github.deferlock.testing.RedisServer;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import redis.clients.jedis.UnifiedJedis;
+
+@ExtendWith(RedisExtension.class)
+final class DelayQueueIT {
+
+    private static DelayQueue<Msg> queue(UnifiedJedis redis) {
+        return DelayQueue.builder(redis, "q", Msg.class).build();
+    }
+
+    private static Instant serverNow(UnifiedJedis redis) {
+        return ServerTime.now(redis);
+    }
+
+    @Test
+    void enqueue_claim_ack_deletesTheJob(UnifiedJedis redis) {
+        DelayQueue<Msg> q = queue(redis);
+        EnqueueResult r = q.enqueue(new Msg("hi", 1));
+        assertThat(r.duplicate()).isFalse();
+        assertThat(r.id()).hasSize(16);
+        assertThat(q.size(JobState.DUE)).isEqualTo(1);
+
+        List<Job<Msg>> jobs = q.claim(10);
+        assertThat(jobs).hasSize(1);
+        Job<Msg> job = jobs.get(0);
+        assertThat(job.id()).isEqualTo(r.id());
+        assertThat(job.payload()).isEqualTo(new Msg("hi", 1));
+        assertThat(job.attempts()).isEqualTo(1);
+        assertThat(job.dueAt()).isEqualTo(r.dueAt());
+        assertThat(job.lastError()).isEmpty();
+        assertThat(q.get(r.id()).orElseThrow().state()).isEqualTo(JobState.IN_FLIGHT);
+        assertThat(q.size(JobState.IN_FLIGHT)).isEqualTo(1);
+
+        assertThat(q.ack(job)).isTrue();
+        assertThat(job.isSettled()).isTrue();
+        assertThat(q.ack(job)).isFalse();
+        assertThat(q.get(r.id())).isEmpty();
+        assertThat(q.size(JobState.DUE) + q.size(JobState.IN_FLIGHT) + q.size(JobState.DEAD))
+                .isZero();
+    }
+
+    @Test
+    void enqueue_withDelay_isNotClaimableBeforeItsServerDueTime(UnifiedJedis redis) {
+        DelayQueue<Msg> q = queue(redis);
+        EnqueueResult r = q.enqueue(new Msg("later", 1), Duration.ofMillis(300));
+        assertThat(q.claim(10)).isEmpty();
+        List<Job<Msg>> jobs = new ArrayList<>();
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> {
+            jobs.addAll(q.claim(10));
+            return !jobs.isEmpty();
+        });
+        assertThat(serverNow(redis)).isAfterOrEqualTo(r.dueAt());
+        assertThat(jobs.get(0).id()).isEqualTo(r.id());
+    }
+
+    @Test
+    void claim_ordersByDueTimeThenFifo(UnifiedJedis redis) {
+        DelayQueue<Msg> q = queue(redis);
+        Instant at = Instant.now().minusSeconds(10);
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            ids.add(q.schedule("job-" + (char) ('z' - i), new Msg("m", i), at).id());
+        }
+        String earlier = q.schedule(new Msg("first", 0), at.minusSeconds(1)).id();
+        List<String> claimed = q.claim(100).stream().map(Job::id).toList();
+        List<String> expected = new ArrayList<>();
+        expected.add(earlier);
+        expected.addAll(ids);
+        assertThat(claimed).containsExactlyElementsOf(expected);
+    }
+
+    @Test
+    void enqueue_sameIdTwice_isReportedNotDuplicated(UnifiedJedis redis) {
+        DelayQueue<Msg> q = queue(redis);
+        EnqueueResult first = q.enqueue("order-42", new Msg("a", 1), Duration.ofMinutes(5));
+        EnqueueResult second = q.enqueue("order-42", new Msg("b", 2), Duration.ZERO);
+        assertThat(first.duplicate()).isFalse();
+        assertThat(second.duplicate()).isTrue();
+        assertThat(second.dueAt()).isEqualTo(first.dueAt());
+        assertThat(q.size(JobState.DUE)).isEqualTo(1);
+        assertThat(q.claim(10)).isEmpty(); // the second did not make it due now
+    }
+
+    @Test
+    void cancel_dueJob_isNeverDelivered(UnifiedJedis redis) {
+        DelayQueue<Msg> q = queue(redis);
+        String id = q.enqueue(new Msg("x", 1)).id();
+        String other = q.enqueue(new Msg("y", 2)).id();
+        assertThat(q.cancel(id)).isTrue();
+        assertThat(q.cancel(id)).isFalse();
+        assertThat(q.get(id)).isEmpty();
+        assertThat(q.claim(10)).extracting(Job::id).containsExactly(other);
+    }
+
+    @Test
+    void nack_retriesWithBackoffThenDeadLettersWithLastError(UnifiedJedis redis) {
+        DelayQueue<Msg> q = DelayQueue.builder(redis, "q", Msg.class)
+                .maxAttempts(3)
+                .backoff(Backoff.fixed(Duration.ofMillis(50)))
+                .build();
+        String id = q.enqueue(new Msg("fail", 1)).id();
+        for (int attempt = 1; attempt <= 3; attempt++) {
+            List<Job<Msg>> jobs = new ArrayList<>();
+            org.awaitility.Awaitility.await()
+                    .atMost(Duration.ofSeconds(5))
+                    .pollInterval(Duration.ofMillis(10))
+                    .until(() -> {
+                        jobs.addAll(q.claim(1));
+                        return !jobs.isEmpty();
+                    });
+            Job<Msg> job = jobs.get(0);
+            assertThat(job.attempts()).isEqualTo(attempt);
+            if (attempt > 1) {
+                assertThat(job.lastError()).contains("boom " + (attempt - 1));
+            }
+            assertThat(q.nack(job, "boom " + attempt, null)).isTrue();
+        }
+        JobInfo info = q.get(id).orElseThrow();
+        assertThat(info.state()).isEqualTo(JobState.DEAD);
+        assertThat(info.attempts()).isEqualTo(3);
+        assertThat(info.lastError()).contains("boom 3");
+        List<DeadLetter> dead = q.deadLetters(10);
+        assertThat(dead).hasSize(1);
+        assertThat(dead.get(0).reason()).isEqualTo("boom 3");
+        assertThat(dead.get(0).payloadJson()).contains("\"fail\"");
+    }
+
+    @Test
+    void nack_withExplicitDelay_makesItDueAfterThatDelay(UnifiedJedis redis) {
+        DelayQueue<Msg> q = queue(redis);
+        q.enqueue(new Msg("a", 1));
+        Job<Msg> job = q.claim(1).get(0);
+        assertThat(q.nack(job, "later", Duration.ofMinutes(1))).isTrue();
+        JobInfo info = q.get(job.id()).orElseThrow();
+        assertThat(info.state()).isEqualTo(JobState.DUE);
+        assertThat(info.dueAt().orElseThrow()).isAfter(serverNow(redis).plusSeconds(50));
+        assertThat(q.claim(1)).isEmpty();
+    }
+
+    @Test
+    void requeueDead_andPurgeDead_manageTheDeadLetters(UnifiedJedis redis) {
+        DelayQueue<Msg> q = queue(redis);
+        for (int i = 0; i < 5; i++) {
+            q.enqueue("d" + i, new Msg("m", i), Duration.ZERO);
+        }
+        for (Job<Msg> job : q.claim(10)) {
+            assertThat(q.deadLetter(job, "poison")).isTrue();
+        }
+        assertThat(q.size(JobState.DEAD)).isEqualTo(5);
+        assertThat(q.deadLetters(2)).extracting(DeadLetter::reason).containsExactly("poison", "poison");
+
+        assertThat(q.requeueDead("d0")).isTrue();
+        assertThat(q.requeueDead("d0")).isFalse();
+        assertThat(q.requeueDead("nope")).isFalse();
+        Job<Msg> again = q.claim(10).get(0);
+        assertThat(again.id()).isEqualTo("d0");
+        assertThat(again.attempts()).isEqualTo(1);
+        assertThat(again.lastError()).contains("poison");
+        assertThat(q.ack(again)).isTrue();
+
+        assertThat(q.requeueAllDead()).isEqualTo(4);
+        assertThat(q.size(JobState.DEAD)).isZero();
+        for (Job<Msg> job : q.claim(10)) {
+            q.deadLetter(job, "poison again");
+        }
+        assertThat(q.purgeDead()).isEqualTo(4);
+        assertThat(q.size(JobState.DEAD)).isZero();
+        assertThat(redis.hlen(QueueKeys.of("q").jobs())).isZero();
+        assertThat(redis.hlen(QueueKeys.of("q").errors())).isZero();
+    }
+
+    @Test
+    void claim_undecodablePayload_goesToDeadLettersWithReason(UnifiedJedis redis) {
+        DelayQueue<Map<String, Object>> raw = DelayQueue.builder(
+                        redis, "q", new TypeReference<Map<String, Object>>() {})
+                .build();
+        DelayQueue<Msg> q = queue(redis);
+        String bad = raw.enqueue(Map.of("text", "x", "n", "not a number")).id();
+        String good = q.enqueue(new Msg("fine", 1)).id();
+
+        assertThat(q.claim(10)).extracting(Job::id).containsExactly(good);
+        DeadLetter dead = q.deadLetters(10).get(0);
+        assertThat(dead.id()).isEqualTo(bad);
+        assertThat(dead.reason()).startsWith("undecodable payload").contains("not a number");
+    }
+
+    @Test
+    void enqueue_payloadOverLimit_isRejectedNamingTheLimit(UnifiedJedis redis) {
+        DelayQueue<Msg> q =
+                DelayQueue.builder(redis, "q", Msg.class).maxPayloadBytes(100).build();
+        assertThatThrownBy(() -> q.enqueue(new Msg("x".repeat(200), 1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("limit of 100 bytes")
+                .hasMessageContaining("maxPayloadBytes");
+        assertThat(q.size(JobState.DUE)).isZero();
+    }
+
+    @Test
+    void payload_namingAClass_isJustData(UnifiedJedis redis) {
+        DelayQueue<Object> q = DelayQueue.builder(redis, "q", Object.class).build();
+        q.enqueue(Map.of("@class", "java.lang.ProcessBuilder", "command", List.of("rm")));
+        Object payload = q.claim(1).get(0).payload();
+        assertThat(payload).isInstanceOf(Map.class);
+        assertThat(((Map<?, ?>) payload).get("@class")).isEqualTo("java.lang.ProcessBuilder");
+    }
+
+    @Test
+    void build_mapperWithDefaultTyping_isRefused(UnifiedJedis redis) {
+        ObjectMapper mapper = new ObjectMapper()
+                .activateDefaultTyping(BasicPolymorphicTypeValidator.builder()
+                        .allowIfBaseType(Object.class)
+                        .build());
+        assertThatThrownBy(() -> DelayQueue.builder(redis, "q", Object.class)
+                        .objectMapper(mapper)
+                        .build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("default typing");
+    }
+
+    @Test
+    void builder_settingTwice_namesTheOldValue(UnifiedJedis redis) {
+        DelayQueue.Builder<Msg> b = DelayQueue.builder(redis, "q", Msg.class).visibilityTimeout(Duration.ofSeconds(5));
+        assertThatThrownBy(() -> b.visibilityTimeout(Duration.ofSeconds(6)))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("visibilityTimeout was already set to PT5S");
+        assertThatThrownBy(() -> DelayQueue.builder(redis, "a{b}", Msg.class))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void staleReceipt_isRefusedForAckNackExtendRescheduleAndDeadLetter(UnifiedJedis redis) {
+        DelayQueue<Msg> q = DelayQueue.builder(redis, "q", Msg.class)
+                .visibilityTimeout(Duration.ofMillis(50))
+                .build();
+        q.enqueue(new Msg("a", 1));
+        Job<Msg> first = q.claim(1).get(0);
+        List<Job<Msg>> again = new ArrayList<>();
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> {
+            again.addAll(q.claim(1));
+            return !again.isEmpty();
+        });
+        Job<Msg> second = again.get(0);
+        assertThat(second.attempts()).isEqualTo(2);
+        assertThat(second.lastError()).hasValueSatisfying(e -> assertThat(e).contains("visibility timeout"));
+        assertThat(second.receipt()).isNotEqualTo(first.receipt());
+        assertThat(q.extend(first, Duration.ofSeconds(10))).isFalse();
+        assertThat(q.ack(first)).isFalse();
+        assertThat(q.nack(first, "x", null)).isFalse();
+        assertThat(q.reschedule(first, Duration.ZERO, null)).isFalse();
+        assertThat(q.deadLetter(first, "x")).isFalse();
+        assertThat(q.extend(second, Duration.ofSeconds(10))).isTrue();
+        assertThat(q.ack(second)).isTrue();
+    }
+
+    @Test
+    void extend_keepsTheJobInvisibleLonger(UnifiedJedis redis) {
+        DelayQueue<Msg> q = DelayQueue.builder(redis, "q", Msg.class)
+                .visibilityTimeout(Duration.ofMillis(100))
+                .build();
+        q.enqueue(new Msg("a", 1));
+        Job<Msg> job = q.claim(1).get(0);
+        assertThat(q.extend(job, Duration.ofMinutes(1))).isTrue();
+        JobInfo info = q.get(job.id()).orElseThrow();
+        assertThat(info.visibleUntil().orElseThrow()).isAfter(serverNow(redis).plusSeconds(50));
+        assertThat(q.claim(1)).isEmpty();
+        assertThat(q.ack(job)).isTrue();
+    }
+
+    @Test
+    void reschedule_doesNotCountAnAttemptAndCanReplaceThePayload(UnifiedJedis redis) {
+        DelayQueue<Msg> q =
+                DelayQueue.builder(redis, "q", Msg.class).maxAttempts(1).build();
+        q.enqueue(new Msg("v1", 1));
+        Job<Msg> job = q.claim(1).get(0);
+        assertThat(q.reschedule(job, Duration.ZERO, new Msg("v2", 2))).isTrue();
+        Job<Msg> again = q.claim(1).get(0);
+        assertThat(again.attempts()).isEqualTo(1);
+        assertThat(again.payload()).isEqualTo(new Msg("v2", 2));
+        assertThat(q.reschedule(again, Duration.ofMinutes(5), null)).isTrue();
+        JobInfo info = q.get(again.id()).orElseThrow();
+        assertThat(info.state()).isEqualTo(JobState.DUE);
+        assertThat(info.attempts()).isZero();
+    }
+
+    @Test
+    void get_reportsEachState(UnifiedJedis redis) {
+        DelayQueue<Msg> q = queue(redis);
+        EnqueueResult r = q.enqueue("j", new Msg("a", 1), Duration.ofMillis(1));
+        JobInfo due = q.get("j").orElseThrow();
+        assertThat(due.state()).isEqualTo(JobState.DUE);
+        assertThat(due.dueAt()).contains(r.dueAt());
+        assertThat(due.attempts()).isZero();
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> !q.claim(1)
+                .isEmpty());
+        JobInfo inFlight = q.get("j").orElseThrow();
+        assertThat(inFlight.state()).isEqualTo(JobState.IN_FLIGHT);
+        assertThat(inFlight.attempts()).isEqualTo(1);
+        assertThat(inFlight.visibleUntil()).isPresent();
+        assertThat(q.get("missing")).isEmpty();
+    }
+
+    @Test
+    void oldestDueAge_isZeroWhenNothingIsDueAndGrowsWhenItWaits(UnifiedJedis redis) {
+        DelayQueue<Msg> q = queue(redis);
+        assertThat(q.oldestDueAge()).isZero();
+        q.enqueue(new Msg("later", 1), Duration.ofHours(1));
+        assertThat(q.oldestDueAge()).isZero();
+        q.schedule(new Msg("old", 1), serverNow(redis).minusSeconds(30));
+        assertThat(q.oldestDueAge()).isBetween(Duration.ofSeconds(29), Duration.ofSeconds(40));
+    }
+
+    @Test
+    void clock_isUsedForTheLocalVisibilityEstimate(UnifiedJedis redis) {
+        Instant fixed = Instant.parse("2030-01-01T00:00:00Z");
+        DelayQueue<Msg> q = DelayQueue.builder(redis, "q", Msg.class)
+                .clock(Clock.fixed(fixed, ZoneOffset.UTC))
+                .visibilityTimeout(Duration.ofSeconds(7))
+                .build();
+        q.enqueue(new Msg("a", 1));
+        assertThat(q.claim(1).get(0).visibleUntil()).isEqualTo(fixed.plusSeconds(7));
+    }
+
+    @Test
+    void enqueueAll_pipelinesLargeBatchesFast(UnifiedJedis redis, RedisServer server) {
+        DelayQueue<Msg> q = queue(redis);
+        List<Msg> payloads = new ArrayList<>();
+        for (int i = 0; i < 50_000; i++) {
+            payloads.add(new Msg("m", i));
+        }
+        q.enqueueAll(payloads.subList(0, 1000), Duration.ZERO); // warm up
+        server.config("appendonly", "no");
+        try (var c = server.newConnection()) {
+            c.configResetStat();
+        }
+        long t0 = System.nanoTime();
+        List<EnqueueResult> results = q.enqueueAll(payloads, Duration.ZERO);
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        System.out.printf(
+                "enqueueAll: %d jobs in %.3f s = %.0f jobs/s (Redis %s)%n",
+                results.size(), seconds, results.size() / seconds, server.version());
+        System.out.println(redis.info("commandstats"));
+        assertThat(results).hasSize(50_000).noneMatch(EnqueueResult::duplicate);
+        assertThat(q.size(JobState.DUE)).isEqualTo(51_000);
+    }
+
+    @Test
+    void enqueueAll_sameIdsAgain_areAllDuplicates(UnifiedJedis redis) {
+        DelayQueue<Msg> q = queue(redis);
+        List<NewJob<Msg>> jobs = new ArrayList<>();
+        for (int i = 0; i < 450; i++) {
+            jobs.add(NewJob.of("id-" + i, new Msg("m", i), Duration.ofSeconds(i)));
+        }
+        assertThat(q.enqueueAll(jobs)).noneMatch(EnqueueResult::duplicate);
+        List<EnqueueResult> again = q.enqueueAll(jobs);
+        assertThat(again).hasSize(450).allMatch(EnqueueResult::duplicate);
+        assertThat(again.get(7).id()).isEqualTo("id-7");
+        assertThat(q.size(JobState.DUE)).isEqualTo(450);
+    }
+
+    @Test
+    void claim_with100kDue_isBoundedPerCall(UnifiedJedis redis, RedisServer server) {
+        DelayQueue<Msg> q = queue(redis);
+        List<Msg> payloads = new ArrayList<>();
+        for (int i = 0; i < 100_000; i++) {
+            payloads.add(new Msg("m", i));
+        }
+        q.enqueueAll(payloads, Duration.ZERO);
+        assertThat(q.claim(100)).hasSize(100); // warm up: script cache, JIT
+        try (var c = server.newConnection()) {
+            c.configResetStat();
+        }
+        long t0 = System.nanoTime();
+        List<Job<Msg>> jobs = q.claim(100);
+        long micros = (System.nanoTime() - t0) / 1000;
+        String stats = redis.info("commandstats");
+        String evalsha = stats.substring(stats.indexOf("cmdstat_evalsha"));
+        long serverMicros = Long.parseLong(evalsha.substring(evalsha.indexOf("usec=") + 5, evalsha.indexOf(',', evalsha.indexOf("usec="))));
+        System.out.printf("claim(100) with 100000 due: %d us round trip, %d us in Redis%n", micros, serverMicros);
+        assertThat(jobs).hasSize(100);
+        assertThat(serverMicros).isLessThan(50_000);
+        assertThat(q.size(JobState.DUE)).isEqualTo(99_800);
+    }
+
+    @Test
+    void memory_perPendingJobWith100BytePayload(UnifiedJedis redis) {
+        DelayQueue<Msg> q = queue(redis);
+        long before = usedMemory(redis);
+        List<Msg> payloads = new ArrayList<>();
+        for (int i = 0; i < 20_000; i++) {
+            payloads.add(new Msg("x".repeat(79), 100_000 + i)); // {"text":"x..x","n":100000} = 100 bytes
+        }
+        assertThat(new String(DelayQueue.builder(redis, "q", Msg.class).build().toString()).isEmpty())
+                .isFalse();
+        q.enqueueAll(payloads, Duration.ofHours(1));
+        long perJob = (usedMemory(redis) - before) / payloads.size();
+        System.out.printf("memory: %d bytes per pending job with a 100-byte payload%n", perJob);
+        assertThat(perJob).isLessThanOrEqualTo(400);
+    }
+
+    private static long usedMemory(UnifiedJedis redis) {
+        String info = redis.info("memory");
+        for (String line : info.split("\r\n")) {
+            if (line.startsWith("used_memory:")) {
+                return Long.parseLong(line.substring("used_memory:".length()));
+            }
+        }
+        throw new IllegalStateException("no used_memory in INFO");
+    }
+}

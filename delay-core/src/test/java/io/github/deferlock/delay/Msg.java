@@ -1,0 +1,4 @@
+package io.github.deferlock.delay;
+
+/** A test payload. */
+public record Msg(String text, int n) {}

@@ -1,0 +1,198 @@
+package io.github.deferlock.lock;
+
+import io.github.deferlock.lock.internal.LockConfig;
+import io.github.deferlock.lock.internal.LockEngine;
+import io.github.deferlock.lock.internal.RedisLock;
+import java.time.Duration;
+import java.util.Objects;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * The entry point: hands out {@link DistributedLock}s by name and owns what they share — one watchdog
+ * thread that renews every held lease in batches, and one pub/sub connection (taken from the client when
+ * first needed) that hears release notices for all keys.
+ *
+ * <pre>{@code
+ * RedisLocks locks = RedisLocks.builder(redis).keyPrefix("lock:").build();
+ * DistributedLock lock = locks.get("order:42");
+ * }</pre>
+ *
+ * <p>Works with any {@link UnifiedJedis}: {@code RedisClient}, {@code RedisSentinelClient}, {@code
+ * RedisClusterClient}. The client stays the caller's: {@link #close()} does not close it.
+ *
+ * <p>Threadsafe.
+ */
+public final class RedisLocks implements AutoCloseable {
+
+    private final LockEngine engine;
+
+    private RedisLocks(LockEngine engine) {
+        this.engine = engine;
+    }
+
+    /**
+     * Starts a builder for locks on {@code redis}.
+     *
+     * @throws NullPointerException when {@code redis} is null
+     */
+    public static Builder builder(UnifiedJedis redis) {
+        return new Builder(Objects.requireNonNull(redis, "redis cannot be null"));
+    }
+
+    /**
+     * The lock called {@code name}. Cheap: no Redis call. Any string is a valid name (binary-safe: quotes,
+     * newlines, braces, non-ASCII).
+     *
+     * @throws NullPointerException "name cannot be null"
+     * @throws IllegalArgumentException when {@code name} is empty or not valid Unicode
+     * @throws IllegalStateException when this object is closed
+     */
+    public DistributedLock get(String name) {
+        return new RedisLock(engine, name);
+    }
+
+    /**
+     * Stops the watchdog and the release-notice subscriber. Leases held now are no longer renewed and expire
+     * in Redis at the end of their lease; {@code unlock()} and {@code release()} still work. Idempotent.
+     */
+    @Override
+    public void close() {
+        engine.close();
+    }
+
+    @Override
+    public String toString() {
+        return "RedisLocks" + engine;
+    }
+
+    /**
+     * Settings for a {@link RedisLocks}. Each setting may be given once; a second call is an {@link
+     * IllegalStateException}. Not threadsafe.
+     */
+    public static final class Builder {
+        private final UnifiedJedis redis;
+        private String keyPrefix;
+        private Duration defaultLease;
+        private Boolean watchdog;
+        private LockClock clock;
+        private LockListener listener;
+        private Integer replicas;
+        private Duration replicaTimeout;
+
+        private Builder(UnifiedJedis redis) {
+            this.redis = redis;
+        }
+
+        /**
+         * The prefix of every lock key; default {@code "lock:"}. May be empty; must not contain '{' or '}'
+         * (the name goes in the key's hash tag).
+         *
+         * @throws NullPointerException when {@code keyPrefix} is null
+         * @throws IllegalArgumentException when it contains a brace
+         * @throws IllegalStateException when already set
+         */
+        public Builder keyPrefix(String keyPrefix) {
+            Objects.requireNonNull(keyPrefix, "keyPrefix cannot be null");
+            if (keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0) {
+                throw new IllegalArgumentException("keyPrefix cannot contain '{' or '}': " + keyPrefix);
+            }
+            checkUnset("keyPrefix", this.keyPrefix);
+            this.keyPrefix = keyPrefix;
+            return this;
+        }
+
+        /**
+         * The lease of a hold acquired without an explicit lease; default 30 s. The watchdog renews such holds
+         * every third of it. At least 30 ms (three renewal ticks of 10 ms).
+         *
+         * @throws NullPointerException when {@code lease} is null
+         * @throws IllegalArgumentException when it is shorter than 30 ms
+         * @throws IllegalStateException when already set
+         */
+        public Builder defaultLease(Duration lease) {
+            LockConfig.checkLease("defaultLease", lease);
+            checkUnset("defaultLease", this.defaultLease);
+            this.defaultLease = lease;
+            return this;
+        }
+
+        /**
+         * Whether holds without an explicit lease are renewed by the watchdog; default true. When false they
+         * simply end after {@link #defaultLease(Duration)}.
+         *
+         * @throws IllegalStateException when already set
+         */
+        public Builder watchdog(boolean enabled) {
+            checkUnset("watchdog", this.watchdog);
+            this.watchdog = enabled;
+            return this;
+        }
+
+        /**
+         * The clock for lease validity and the reported waits and hold times; default {@link
+         * LockClock#system()}.
+         *
+         * @throws NullPointerException when {@code clock} is null
+         * @throws IllegalStateException when already set
+         */
+        public Builder clock(LockClock clock) {
+            Objects.requireNonNull(clock, "clock cannot be null");
+            checkUnset("clock", this.clock);
+            this.clock = clock;
+            return this;
+        }
+
+        /**
+         * Who hears acquisitions, conflicts, releases and losses; default none.
+         *
+         * @throws NullPointerException when {@code listener} is null
+         * @throws IllegalStateException when already set
+         */
+        public Builder listener(LockListener listener) {
+            Objects.requireNonNull(listener, "listener cannot be null");
+            checkUnset("listener", this.listener);
+            this.listener = listener;
+            return this;
+        }
+
+        /**
+         * After each acquisition, waits (Redis {@code WAIT}) until {@code replicas} replicas have the key, at
+         * most {@code timeout}; fewer acknowledgements release the key again and fail the acquisition with a
+         * {@link LockException}. Off by default. This narrows, but does not close, the window in which a
+         * failover loses a fresh lock: see docs/locks.md.
+         *
+         * @throws IllegalArgumentException when {@code replicas} is below 1 or {@code timeout} is not positive
+         * @throws IllegalStateException when already set
+         */
+        public Builder waitForReplicas(int replicas, Duration timeout) {
+            if (replicas < 1) {
+                throw new IllegalArgumentException("replicas must be at least 1: " + replicas);
+            }
+            LockConfig.checkPositive("timeout", timeout);
+            checkUnset("waitForReplicas", this.replicas);
+            this.replicas = replicas;
+            this.replicaTimeout = timeout;
+            return this;
+        }
+
+        /** Builds the entry object; the builder may be reused. */
+        public RedisLocks build() {
+            LockConfig config = new LockConfig(
+                    redis,
+                    keyPrefix == null ? "lock:" : keyPrefix,
+                    defaultLease == null ? Duration.ofSeconds(30) : defaultLease,
+                    watchdog == null || watchdog,
+                    clock == null ? LockClock.system() : clock,
+                    listener == null ? LockListener.NONE : listener,
+                    replicas == null ? 0 : replicas,
+                    replicaTimeout == null ? Duration.ZERO : replicaTimeout);
+            return new RedisLocks(new LockEngine(config));
+        }
+
+        private static void checkUnset(String setting, Object old) {
+            if (old != null) {
+                throw new IllegalStateException(setting + " was already set to " + old);
+            }
+        }
+    }
+}

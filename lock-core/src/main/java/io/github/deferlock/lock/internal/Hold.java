@@ -1,0 +1,123 @@
+package io.github.deferlock.lock.internal;
+
+import io.github.deferlock.lock.LockLease;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One acquisition in Redis: its token, fencing token and lease. Used as the handle of the handle form and
+ * inside the thread-bound form. Threadsafe: the status moves HELD → LOST → RELEASED or HELD → RELEASED by
+ * atomic steps, so a renewal result that arrives after the release changes nothing.
+ */
+final class Hold implements LockLease {
+    static final int HELD = 0;
+    static final int LOST = 1;
+    static final int RELEASED = 2;
+
+    final LockEngine engine;
+    final KeyState state;
+    final byte[] token;
+    final long fencingToken;
+    final long acquiredAt;
+    final long leaseNanos;
+    final boolean renewed;
+
+    private final AtomicInteger status = new AtomicInteger(HELD);
+    private volatile long validUntil;
+    private volatile Throwable lostCause;
+    private volatile Throwable lastRenewError;
+
+    Hold(
+            LockEngine engine,
+            KeyState state,
+            byte[] token,
+            long fencingToken,
+            long sentAt,
+            long leaseNanos,
+            boolean renewed) {
+        this.engine = engine;
+        this.state = state;
+        this.token = token;
+        this.fencingToken = fencingToken;
+        this.acquiredAt = sentAt;
+        this.leaseNanos = leaseNanos;
+        this.renewed = renewed;
+        this.validUntil = sentAt + leaseNanos;
+    }
+
+    @Override
+    public String key() {
+        return state.keyString;
+    }
+
+    @Override
+    public long fencingToken() {
+        return fencingToken;
+    }
+
+    @Override
+    public boolean isHeld() {
+        return status.get() == HELD && engine.clock().nanoTime() - validUntil < 0;
+    }
+
+    @Override
+    public void release() {
+        engine.release(this);
+    }
+
+    @Override
+    public void close() {
+        release();
+    }
+
+    long validUntil() {
+        return validUntil;
+    }
+
+    /** A renewal sent at {@code sentAt} succeeded. */
+    void renewedAt(long sentAt) {
+        long until = sentAt + leaseNanos;
+        if (until - validUntil > 0) {
+            validUntil = until;
+        }
+    }
+
+    boolean isActive() {
+        return status.get() == HELD;
+    }
+
+    boolean isLost() {
+        return status.get() == LOST;
+    }
+
+    /** Marks the hold lost; false when it was already lost or released. */
+    boolean markLost(Throwable cause) {
+        if (status.compareAndSet(HELD, LOST)) {
+            lostCause = cause;
+            return true;
+        }
+        return false;
+    }
+
+    /** Marks the hold released and returns the status it had. */
+    int finish() {
+        return status.getAndSet(RELEASED);
+    }
+
+    Throwable lostCause() {
+        return lostCause;
+    }
+
+    Throwable lastRenewError() {
+        return lastRenewError;
+    }
+
+    void renewFailed(Throwable error) {
+        lastRenewError = error;
+    }
+
+    @Override
+    public String toString() {
+        return "LockLease[" + state.keyString + ", fencingToken=" + fencingToken + ", "
+                + (isHeld() ? "held" : "not held") + "]";
+    }
+}

@@ -1,0 +1,81 @@
+package io.github.deferlock.lock.internal;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetEncoder;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * The Redis key layout of a lock named {@code n} under prefix {@code p} (docs/lock-keys.md):
+ *
+ * <ul>
+ *   <li>lock: {@code p{e}} where {@code e} is the UTF-8 of {@code n} with '%', '{' and '}' escaped as
+ *       {@code %25}, {@code %7B}, {@code %7D}; so the hash tag is exactly {@code e}, never empty, and every
+ *       name has its own key;
+ *   <li>fencing counter: {@code p{e}:fence} (same slot);
+ *   <li>release channel: {@code p{e}:released}.
+ * </ul>
+ *
+ * Stateless.
+ */
+final class Keys {
+    private Keys() {}
+
+    /** The lock key of {@code name}. */
+    static byte[] lockKey(String prefix, String name) {
+        Objects.requireNonNull(name, "name cannot be null");
+        if (name.isEmpty()) {
+            throw new IllegalArgumentException("name cannot be empty");
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream(prefix.length() + name.length() + 8);
+        out.writeBytes(prefix.getBytes(StandardCharsets.UTF_8));
+        out.write('{');
+        for (byte b : utf8(name)) {
+            switch (b) {
+                case '%' -> out.writeBytes(new byte[] {'%', '2', '5'});
+                case '{' -> out.writeBytes(new byte[] {'%', '7', 'B'});
+                case '}' -> out.writeBytes(new byte[] {'%', '7', 'D'});
+                default -> out.write(b);
+            }
+        }
+        out.write('}');
+        return out.toByteArray();
+    }
+
+    /** The fencing counter of a lock key. */
+    static byte[] fenceKey(byte[] lockKey) {
+        return suffix(lockKey, ":fence");
+    }
+
+    /** The release channel of a lock key. */
+    static byte[] channel(byte[] lockKey) {
+        return suffix(lockKey, ":released");
+    }
+
+    private static byte[] suffix(byte[] key, String suffix) {
+        byte[] s = suffix.getBytes(StandardCharsets.US_ASCII);
+        byte[] out = Arrays.copyOf(key, key.length + s.length);
+        System.arraycopy(s, 0, out, key.length, s.length);
+        return out;
+    }
+
+    private static byte[] utf8(String name) {
+        CharsetEncoder encoder = StandardCharsets.UTF_8
+                .newEncoder()
+                .onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT);
+        try {
+            ByteBuffer buf = encoder.encode(CharBuffer.wrap(name));
+            byte[] out = new byte[buf.remaining()];
+            buf.get(out);
+            return out;
+        } catch (CharacterCodingException e) {
+            throw new IllegalArgumentException("name is not valid Unicode (unpaired surrogate): " + name, e);
+        }
+    }
+}

@@ -1,0 +1,374 @@
+package io.github.deferlock.lock.internal;
+
+import io.github.deferlock.lock.LockClock;
+import io.github.deferlock.lock.LockException;
+import io.github.deferlock.lock.LockListener;
+import io.github.deferlock.lock.LockLostException;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.Response;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisException;
+
+/**
+ * The shared machinery behind one {@code RedisLocks}: per-key local state, the scripts, the watchdog and the
+ * release-notice subscriber. Threadsafe.
+ */
+public final class LockEngine implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(LockEngine.class);
+
+    /** First fallback poll while waiting on another process; doubles up to {@link #MAX_POLL_NANOS}. */
+    static final long FIRST_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+    static final long MAX_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+
+    private final LockConfig config;
+    private final UnifiedJedis redis;
+    private final LockClock clock;
+    private final LockListener listener;
+    private final ConcurrentHashMap<String, KeyState> states = new ConcurrentHashMap<>();
+    private final SecureRandom random = new SecureRandom();
+    private final Watchdog watchdog;
+    private final Subscriber subscriber;
+    private final byte[] defaultLeaseMillis;
+    private final ThreadLocal<LastConflict> lastConflict = new ThreadLocal<>();
+    private volatile boolean closed;
+
+    private record LastConflict(String name, Optional<Duration> holderTtl) {}
+
+    /** Creates the engine; starts no thread until one is needed. */
+    public LockEngine(LockConfig config) {
+        this.config = config;
+        this.redis = config.redis();
+        this.clock = config.clock();
+        this.listener = config.listener();
+        this.watchdog = new Watchdog(this);
+        this.subscriber = new Subscriber(redis);
+        this.defaultLeaseMillis =
+                Long.toString(config.defaultLease().toMillis()).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    LockConfig config() {
+        return config;
+    }
+
+    UnifiedJedis redis() {
+        return redis;
+    }
+
+    LockClock clock() {
+        return clock;
+    }
+
+    byte[] defaultLeaseMillis() {
+        return defaultLeaseMillis;
+    }
+
+    /** The lock key of {@code name}; validates the name. */
+    public byte[] lockKey(String name) {
+        return Keys.lockKey(config.keyPrefix(), name);
+    }
+
+    void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("RedisLocks is closed");
+        }
+    }
+
+    /** The holder TTL of the current thread's last acquisition of {@code name}, when that one failed. */
+    Optional<Duration> lastHolderTtl(String name) {
+        LastConflict last = lastConflict.get();
+        return last != null && last.name().equals(name) ? last.holderTtl() : Optional.empty();
+    }
+
+    /** The local state of {@code name} if any thread of this JVM holds or wants it. */
+    KeyState existing(String name) {
+        return states.get(name);
+    }
+
+    private KeyState enter(String name, byte[] key) {
+        return states.compute(name, (n, s) -> {
+            KeyState st = s == null ? new KeyState(n, key) : s;
+            st.users++;
+            return st;
+        });
+    }
+
+    private void exit(KeyState st) {
+        states.computeIfPresent(st.name, (n, s) -> s != st || --s.users > 0 ? s : null);
+    }
+
+    /**
+     * Acquires {@code name}: first the local gate (FIFO among this JVM's contenders), then Redis, retrying on
+     * release notices and a bounded backoff until the wait runs out.
+     *
+     * @param waitNanos how long to wait; 0 tries once; ignored when {@code forever}
+     * @param leaseMillis the lease
+     * @param renew whether the watchdog renews the hold
+     */
+    Outcome acquire(String name, byte[] key, long waitNanos, boolean forever, long leaseMillis, boolean renew)
+            throws InterruptedException {
+        checkOpen();
+        long start = clock.nanoTime();
+        KeyState st = enter(name, key);
+        boolean gated = false;
+        Outcome outcome = null;
+        try {
+            gated = enterGate(st, start, waitNanos, forever);
+            if (!gated) {
+                outcome = new Outcome(null, 0, clock.nanoTime() - start, -1);
+            } else {
+                outcome = contend(st, start, waitNanos, forever, leaseMillis, renew);
+            }
+            if (outcome.hold() == null) {
+                lastConflict.set(new LastConflict(name, outcome.holderTtl()));
+                notifyConflict(st, outcome.holderTtlMillis());
+            } else if (lastConflict.get() != null) {
+                lastConflict.remove();
+            }
+            return outcome;
+        } finally {
+            if (outcome == null || outcome.hold() == null) {
+                if (gated) {
+                    st.gate.release();
+                }
+                exit(st);
+            } // else the hold keeps the gate and its user count until it is released
+        }
+    }
+
+    private boolean enterGate(KeyState st, long start, long waitNanos, boolean forever) throws InterruptedException {
+        if (forever) {
+            st.gate.acquire();
+            return true;
+        }
+        if (waitNanos == 0) {
+            return st.gate.tryAcquire();
+        }
+        while (true) {
+            long left = start + waitNanos - clock.nanoTime();
+            if (left <= 0) {
+                return st.gate.tryAcquire();
+            }
+            if (st.enterGate(left)) {
+                return true;
+            }
+        }
+    }
+
+    private Outcome contend(KeyState st, long start, long waitNanos, boolean forever, long leaseMillis, boolean renew)
+            throws InterruptedException {
+        byte[] lease = renew ? defaultLeaseMillis : Long.toString(leaseMillis).getBytes(StandardCharsets.US_ASCII);
+        long leaseNanos = TimeUnit.MILLISECONDS.toNanos(leaseMillis);
+        int attempts = 0;
+        long poll = FIRST_POLL_NANOS;
+        boolean watching = false;
+        try {
+            while (true) {
+                long seen = st.signals();
+                byte[] token = newToken();
+                long sentAt = clock.nanoTime();
+                attempts++;
+                long[] reply = acquireInRedis(st, token, lease);
+                if (reply[0] == 1) {
+                    Hold hold = new Hold(this, st, token, reply[1], sentAt, leaseNanos, renew);
+                    if (renew) {
+                        watchdog.add(hold);
+                    }
+                    notifyAcquired(st, hold.fencingToken, clock.nanoTime() - start);
+                    return new Outcome(hold, attempts, clock.nanoTime() - start, -1);
+                }
+                long ttl = reply[1];
+                long now = clock.nanoTime();
+                long left = forever ? Long.MAX_VALUE : start + waitNanos - now;
+                if (left <= 0) {
+                    return new Outcome(null, attempts, now - start, ttl);
+                }
+                if (Thread.interrupted()) {
+                    throw new InterruptedException();
+                }
+                if (!watching && !closed) {
+                    subscriber.watch(st);
+                    watching = true;
+                }
+                long pause = Math.min(poll, left);
+                if (ttl >= 0) {
+                    pause = Math.min(pause, TimeUnit.MILLISECONDS.toNanos(ttl + 1));
+                }
+                poll = Math.min(poll * 2, MAX_POLL_NANOS);
+                st.await(seen, pause);
+            }
+        } finally {
+            if (watching) {
+                subscriber.unwatch(st);
+            }
+        }
+    }
+
+    private byte[] newToken() {
+        byte[] bytes = new byte[16];
+        random.nextBytes(bytes);
+        return HexFormat.of().formatHex(bytes).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** Runs the acquire script (with {@code WAIT} when configured); returns {1, fence} or {0, ttl}. */
+    private long[] acquireInRedis(KeyState st, byte[] token, byte[] lease) {
+        List<byte[]> keys = List.of(st.key, st.fence);
+        List<byte[]> args = List.of(token, lease);
+        try {
+            if (config.replicas() == 0) {
+                return parse(Script.ACQUIRE.run(redis, keys, args));
+            }
+            return acquireAndWait(st, token, keys, args);
+        } catch (JedisDataException e) {
+            String msg = String.valueOf(e.getMessage());
+            if (msg.contains("WRONGTYPE")) {
+                throw new LockException(
+                        "lock key '" + st.keyString + "' holds a value that is not a lock (WRONGTYPE)", e);
+            }
+            throw new LockException("cannot acquire lock '" + st.keyString + "': " + msg, e);
+        } catch (JedisException e) {
+            throw new LockException("cannot acquire lock '" + st.keyString + "'", e);
+        }
+    }
+
+    private long[] acquireAndWait(KeyState st, byte[] token, List<byte[]> keys, List<byte[]> args) {
+        Response<Object> reply;
+        Response<Long> acked;
+        long timeout = config.replicaTimeout().toMillis();
+        try (AbstractPipeline pipeline = redis.pipelined()) {
+            reply = pipeline.eval(Script.ACQUIRE.body(), keys, args);
+            acked = pipeline.waitReplicas(st.key, config.replicas(), Math.max(1, timeout));
+            pipeline.sync();
+        }
+        long[] result = parse(reply.get());
+        long replicas = acked.get();
+        if (result[0] == 1 && replicas < config.replicas()) {
+            try {
+                Script.RELEASE.run(redis, List.of(st.key), List.of(token, st.channel));
+            } catch (JedisException e) {
+                LOG.debug("cannot release lock '{}' after a failed WAIT", st.keyString, e);
+            }
+            throw new LockException("lock '" + st.keyString + "' reached " + replicas + " of " + config.replicas()
+                    + " replicas within " + config.replicaTimeout() + "; it was released again");
+        }
+        return result;
+    }
+
+    private static long[] parse(Object reply) {
+        List<?> list = (List<?>) reply;
+        return new long[] {(Long) list.get(0), (Long) list.get(1)};
+    }
+
+    /** Ends a thread-bound or handle hold: compare-and-delete in Redis, then the local gate. */
+    void release(Hold hold) {
+        int before = hold.finish();
+        if (before == Hold.RELEASED) {
+            return;
+        }
+        KeyState st = hold.state;
+        if (hold.renewed) {
+            watchdog.remove(hold);
+        }
+        long now = clock.nanoTime();
+        boolean deleted = false;
+        LockException failure = null;
+        try {
+            Object reply = Script.RELEASE.run(redis, List.of(st.key), List.of(hold.token, st.channel));
+            deleted = Long.valueOf(1).equals(reply);
+        } catch (JedisException e) {
+            failure =
+                    new LockException("cannot release lock '" + st.keyString + "'; the key expires with its lease", e);
+        } finally {
+            st.gate.release();
+            exit(st);
+        }
+        if (before == Hold.LOST || (failure == null && !deleted)) {
+            Throwable cause = before == Hold.LOST
+                    ? hold.lostCause()
+                    : new LockException("lock '" + st.keyString + "' was gone or held by another owner at release");
+            if (before == Hold.HELD) {
+                notifyLost(hold, cause);
+            }
+            LockLostException lost = new LockLostException(st.keyString, hold.fencingToken, cause);
+            if (failure != null) {
+                lost.addSuppressed(failure);
+            }
+            throw lost;
+        }
+        if (failure != null) {
+            throw failure;
+        }
+        notifyReleased(st, now - hold.acquiredAt);
+    }
+
+    /** Marks {@code hold} lost (once) and tells the listener. */
+    void lost(Hold hold, Throwable cause) {
+        if (hold.markLost(cause)) {
+            watchdog.remove(hold);
+            LOG.warn(
+                    "lock '{}' (fencing token {}) was lost: {}",
+                    hold.state.keyString,
+                    hold.fencingToken,
+                    cause.getMessage());
+            notifyLost(hold, cause);
+        }
+    }
+
+    private void notifyAcquired(KeyState st, long fence, long waitedNanos) {
+        try {
+            listener.onAcquired(st.keyString, fence, Duration.ofNanos(Math.max(0, waitedNanos)));
+        } catch (RuntimeException e) {
+            LOG.warn("lock listener failed in onAcquired", e);
+        }
+    }
+
+    private void notifyConflict(KeyState st, long ttlMillis) {
+        try {
+            listener.onConflict(
+                    st.keyString, ttlMillis >= 0 ? Optional.of(Duration.ofMillis(ttlMillis)) : Optional.empty());
+        } catch (RuntimeException e) {
+            LOG.warn("lock listener failed in onConflict", e);
+        }
+    }
+
+    private void notifyReleased(KeyState st, long heldNanos) {
+        try {
+            listener.onReleased(st.keyString, Duration.ofNanos(Math.max(0, heldNanos)));
+        } catch (RuntimeException e) {
+            LOG.warn("lock listener failed in onReleased", e);
+        }
+    }
+
+    private void notifyLost(Hold hold, Throwable cause) {
+        try {
+            listener.onLost(hold.state.keyString, hold.fencingToken, cause);
+        } catch (RuntimeException e) {
+            LOG.warn("lock listener failed in onLost", e);
+        }
+    }
+
+    /** Stops the watchdog and the subscriber. Idempotent. */
+    @Override
+    public void close() {
+        closed = true;
+        watchdog.close();
+        subscriber.close();
+    }
+
+    @Override
+    public String toString() {
+        return "[prefix=" + config.keyPrefix() + ", defaultLease=" + config.defaultLease() + ", watchdog="
+                + config.watchdog() + (closed ? ", closed" : "") + "]";
+    }
+}

@@ -1,0 +1,254 @@
+package io.github.deferlock.lock.internal;
+
+import io.github.deferlock.lock.DistributedLock;
+import io.github.deferlock.lock.LockException;
+import io.github.deferlock.lock.LockLease;
+import io.github.deferlock.lock.LockLostException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletionException;
+
+/** The {@link DistributedLock} of one name in one engine. Threadsafe; holds no state of its own. */
+public final class RedisLock implements DistributedLock {
+    private final LockEngine engine;
+    private final String name;
+    private final byte[] key;
+    private final String keyString;
+
+    /** Creates the lock; validates the name. */
+    public RedisLock(LockEngine engine, String name) {
+        this.engine = engine;
+        this.key = engine.lockKey(name);
+        this.name = name;
+        this.keyString = new String(key, StandardCharsets.UTF_8);
+        engine.checkOpen();
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public String key() {
+        return keyString;
+    }
+
+    private long defaultLeaseMillis() {
+        return engine.config().defaultLease().toMillis();
+    }
+
+    private boolean watchdog() {
+        return engine.config().watchdog();
+    }
+
+    @Override
+    public boolean tryLock() {
+        return uninterruptibly(0, false, defaultLeaseMillis(), watchdog()).acquired();
+    }
+
+    @Override
+    public boolean tryLock(Duration wait) {
+        return uninterruptibly(nanos(wait), false, defaultLeaseMillis(), watchdog())
+                .acquired();
+    }
+
+    @Override
+    public boolean tryLock(Duration wait, Duration lease) {
+        long waitNanos = nanos(wait);
+        return uninterruptibly(waitNanos, false, LockConfig.checkLease("lease", lease), false)
+                .acquired();
+    }
+
+    @Override
+    public void lock() {
+        uninterruptibly(0, true, defaultLeaseMillis(), watchdog());
+    }
+
+    @Override
+    public void lockInterruptibly() throws InterruptedException {
+        lockThread(0, true, defaultLeaseMillis(), watchdog());
+    }
+
+    private static long nanos(Duration wait) {
+        LockConfig.checkWait(wait);
+        try {
+            return wait.toNanos();
+        } catch (ArithmeticException e) {
+            return Long.MAX_VALUE / 2;
+        }
+    }
+
+    private Outcome uninterruptibly(long waitNanos, boolean forever, long leaseMillis, boolean renew) {
+        try {
+            return lockThread(waitNanos, forever, leaseMillis, renew);
+        } catch (InterruptedException e) {
+            throw interrupted(e);
+        }
+    }
+
+    private LockException interrupted(InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return new LockException("interrupted while waiting for lock '" + keyString + "'", e);
+    }
+
+    private Outcome lockThread(long waitNanos, boolean forever, long leaseMillis, boolean renew)
+            throws InterruptedException {
+        KeyState held = engine.existing(name);
+        if (held != null && held.owner == Thread.currentThread()) {
+            Hold hold = held.threadHold;
+            if (hold.isLost()) {
+                throw new LockLostException(keyString, hold.fencingToken, hold.lostCause());
+            }
+            held.holdCount++;
+            return Outcome.REENTERED;
+        }
+        Outcome outcome = engine.acquire(name, key, waitNanos, forever, leaseMillis, renew);
+        Hold hold = outcome.hold();
+        if (hold != null) {
+            KeyState st = hold.state;
+            st.threadHold = hold;
+            st.holdCount = 1;
+            st.owner = Thread.currentThread();
+        }
+        return outcome;
+    }
+
+    @Override
+    public void unlock() {
+        KeyState st = engine.existing(name);
+        if (st == null || st.owner != Thread.currentThread()) {
+            throw new IllegalMonitorStateException("lock '" + keyString + "' is not held by the current thread");
+        }
+        Hold hold = st.threadHold;
+        if (--st.holdCount > 0) {
+            if (hold.isLost()) {
+                throw new LockLostException(keyString, hold.fencingToken, hold.lostCause());
+            }
+            return;
+        }
+        st.threadHold = null;
+        st.owner = null;
+        engine.release(hold);
+    }
+
+    @Override
+    public boolean isHeldByCurrentThread() {
+        KeyState st = engine.existing(name);
+        return st != null && st.owner == Thread.currentThread() && st.threadHold.isHeld();
+    }
+
+    @Override
+    public int holdCount() {
+        KeyState st = engine.existing(name);
+        return st != null && st.owner == Thread.currentThread() ? st.holdCount : 0;
+    }
+
+    @Override
+    public long fencingToken() {
+        KeyState st = engine.existing(name);
+        if (st == null || st.owner != Thread.currentThread()) {
+            throw new IllegalMonitorStateException("lock '" + keyString + "' is not held by the current thread");
+        }
+        return st.threadHold.fencingToken;
+    }
+
+    @Override
+    public Optional<Duration> lastHolderTtl() {
+        return engine.lastHolderTtl(name);
+    }
+
+    @Override
+    public <T> T withLock(Callable<T> body) {
+        return withLock(Duration.ZERO, body);
+    }
+
+    @Override
+    public void withLock(Runnable body) {
+        withLock(Duration.ZERO, body);
+    }
+
+    @Override
+    public void withLock(Duration wait, Runnable body) {
+        Objects.requireNonNull(body, "body cannot be null");
+        withLock(wait, () -> {
+            body.run();
+            return null;
+        });
+    }
+
+    @Override
+    public <T> T withLock(Duration wait, Callable<T> body) {
+        Objects.requireNonNull(body, "body cannot be null");
+        Outcome outcome = uninterruptibly(nanos(wait), false, defaultLeaseMillis(), watchdog());
+        if (!outcome.acquired()) {
+            throw outcome.conflict(keyString);
+        }
+        T result;
+        try {
+            result = body.call();
+        } catch (RuntimeException | Error e) {
+            unlockAfter(e);
+            throw e;
+        } catch (Exception e) {
+            CompletionException wrapped = new CompletionException(e);
+            unlockAfter(wrapped);
+            throw wrapped;
+        }
+        unlock();
+        return result;
+    }
+
+    private void unlockAfter(Throwable failure) {
+        try {
+            unlock();
+        } catch (RuntimeException e) {
+            failure.addSuppressed(e);
+        }
+    }
+
+    @Override
+    public LockLease acquire(Duration wait) {
+        return acquireHandle(nanos(wait), defaultLeaseMillis(), watchdog(), true)
+                .orElseThrow();
+    }
+
+    @Override
+    public LockLease acquire(Duration wait, Duration lease) {
+        long waitNanos = nanos(wait);
+        return acquireHandle(waitNanos, LockConfig.checkLease("lease", lease), false, true)
+                .orElseThrow();
+    }
+
+    @Override
+    public Optional<LockLease> tryAcquire(Duration wait) {
+        return acquireHandle(nanos(wait), defaultLeaseMillis(), watchdog(), false);
+    }
+
+    @Override
+    public Optional<LockLease> tryAcquire(Duration wait, Duration lease) {
+        long waitNanos = nanos(wait);
+        return acquireHandle(waitNanos, LockConfig.checkLease("lease", lease), false, false);
+    }
+
+    private Optional<LockLease> acquireHandle(long waitNanos, long leaseMillis, boolean renew, boolean orThrow) {
+        Outcome outcome;
+        try {
+            outcome = engine.acquire(name, key, waitNanos, false, leaseMillis, renew);
+        } catch (InterruptedException e) {
+            throw interrupted(e);
+        }
+        if (outcome.hold() == null && orThrow) {
+            throw outcome.conflict(keyString);
+        }
+        return Optional.ofNullable(outcome.hold());
+    }
+
+    @Override
+    public String toString() {
+        return "DistributedLock[" + keyString + "]";
+    }
+}

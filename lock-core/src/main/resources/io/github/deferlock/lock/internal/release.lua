@@ -1,0 +1,14 @@
+-- Releases a lock: compare-and-delete, then a release notice for waiters in other processes.
+--
+-- KEYS[1]  lock key              p{e}
+-- ARGV[1]  the holder's token
+-- ARGV[2]  release channel       p{e}:released
+--
+-- Returns 1 when the key held ARGV[1] and was deleted (the notice was published);
+--         0 when the key is gone or holds another token (nothing changed: the hold was lost).
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('DEL', KEYS[1])
+  redis.call('PUBLISH', ARGV[2], ARGV[1])
+  return 1
+end
+return 0

@@ -1,0 +1,377 @@
+package io.github.deferlock.conflict;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JavaType;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.github.deferlock.delay.DelayQueue;
+import io.github.deferlock.delay.EnqueueResult;
+import io.github.deferlock.delay.Job;
+import io.github.deferlock.delay.JobHandler;
+import io.github.deferlock.lock.DistributedLock;
+import io.github.deferlock.lock.LockConflictException;
+import io.github.deferlock.lock.RedisLocks;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import redis.clients.jedis.params.SetParams;
+
+/**
+ * Processes messages under a per-message lock and applies an {@link OnConflict} strategy when the lock is
+ * taken. It plugs into any consumer loop (Kafka, a Redis list, an HTTP handler): call {@link #handle(Object)}
+ * for each message and commit the message to its source once it returns. With {@link OnConflict#DEFER} a
+ * conflicting message is stored in a {@link Deferrals} delay queue and {@code handle} returns {@link
+ * Outcome#DEFERRED} at once; a worker runs it later with the same handler under the same lock.
+ *
+ * <pre>{@code
+ * ConflictAwareHandler<OrderEvent> orders = ConflictAwareHandler.builder("order-events", OrderEvent.class, locks)
+ *         .key(e -> "order:" + e.orderId())
+ *         .messageId(OrderEvent::eventId)
+ *         .handler(e -> ledger.apply(e))
+ *         .onConflict(OnConflict.DEFER)
+ *         .deferrals(deferrals)
+ *         .build();
+ * for (OrderEvent e : consumer.poll()) {
+ *     orders.handle(e);   // PROCESSED or DEFERRED; the consumer thread never waits for a hot key
+ * }
+ * }</pre>
+ *
+ * <p><b>Crash safety with DEFER.</b> {@code handle} returns only after the deferral is stored in Redis, so a
+ * caller that commits its source afterwards never loses a message: if the process dies between "conflict
+ * seen" and "deferral stored", the source redelivers the message. If it dies after the deferral was stored
+ * but before the source commit, the source redelivers a message that is also deferred; with a {@link
+ * Builder#messageId(Function) message id} the second copy is recognised (the deferral is keyed by the id,
+ * and a "done" marker written under the lock makes whichever copy runs second a {@link Outcome#DUPLICATE}),
+ * so the handler does not run twice. See docs/strategies.md.
+ *
+ * <p>Threadsafe once built; the builder is not.
+ *
+ * @param <M> the message type; with DEFER it must round-trip through the deferrals' ObjectMapper
+ */
+public final class ConflictAwareHandler<M> {
+
+    private static final Logger log = LoggerFactory.getLogger(ConflictAwareHandler.class);
+
+    /** The reason a message gets in the dead letters when its lock stayed taken past the deferral limit. */
+    public static final String CONFLICT_PERSISTED = "lock conflict persisted";
+
+    private final String name;
+    private final RedisLocks locks;
+    private final Function<? super M, String> keyFn;
+    private final Function<? super M, String> idFn;
+    private final MessageHandler<? super M> handler;
+    private final OnConflict onConflict;
+    private final Deferrals deferrals;
+    private final ConflictListener listener;
+    private final LockRunner runner;
+    private final JavaType type;
+
+    private ConflictAwareHandler(Builder<M> b) {
+        this.name = b.name;
+        this.locks = b.locks;
+        this.keyFn = Objects.requireNonNull(b.keyFn, "key function cannot be null: call key(...)");
+        this.handler = Objects.requireNonNull(b.handler, "handler cannot be null: call handler(...)");
+        this.idFn = b.idFn;
+        this.onConflict = b.onConflict == null ? OnConflict.THROW : b.onConflict;
+        this.deferrals = b.deferrals;
+        this.listener = b.listener == null ? new ConflictListener() {} : b.listener;
+        if (onConflict == OnConflict.DEFER && deferrals == null) {
+            throw new IllegalStateException(
+                    "handler '" + name + "' uses OnConflict.DEFER but has no deferrals: call deferrals(...)");
+        }
+        LockRunner.Builder rb = LockRunner.builder(locks).listener(listener);
+        if (b.sleepRetry != null) {
+            rb.sleepRetry(b.sleepRetry);
+        }
+        this.runner = rb.build();
+        ObjectMapper mapper = deferrals == null ? new ObjectMapper() : deferrals.mapper();
+        this.type = b.typeRef != null
+                ? mapper.getTypeFactory().constructType(b.typeRef)
+                : mapper.getTypeFactory().constructType(b.type);
+        if (deferrals != null) {
+            deferrals.register(this);
+        }
+    }
+
+    /**
+     * Returns a builder for a handler named {@code name} (the name deferred messages carry, so every process
+     * that runs them must use the same one) of messages of {@code type}.
+     */
+    public static <M> Builder<M> builder(String name, Class<M> type, RedisLocks locks) {
+        Objects.requireNonNull(type, "type cannot be null");
+        return new Builder<>(name, type, null, locks);
+    }
+
+    /** Like {@link #builder(String, Class, RedisLocks)} for a generic message type. */
+    public static <M> Builder<M> builder(String name, TypeReference<M> type, RedisLocks locks) {
+        Objects.requireNonNull(type, "type cannot be null");
+        return new Builder<>(name, null, type, locks);
+    }
+
+    /** The handler's name. */
+    public String name() {
+        return name;
+    }
+
+    /** The strategy applied on conflict (default {@link OnConflict#THROW}). */
+    public OnConflict onConflict() {
+        return onConflict;
+    }
+
+    /**
+     * Handles one message: takes its lock, runs the handler, releases the lock; on conflict applies the
+     * strategy.
+     *
+     * @return {@link Outcome#PROCESSED}, {@link Outcome#DEFERRED} (DEFER only: stored, runs later) or {@link
+     *     Outcome#DUPLICATE} (its id was already processed)
+     * @throws LockConflictException with THROW at once, with SLEEP_RETRY after its bounds
+     * @throws io.github.deferlock.lock.LockLostException when the lock was lost while the handler ran
+     * @throws HandlerFailedException wrapping a checked exception from the handler (unchecked ones pass)
+     * @throws IllegalArgumentException when the key function returns null or an empty key
+     */
+    public Outcome handle(M message) {
+        Objects.requireNonNull(message, "message cannot be null");
+        String id = idFn == null ? null : idFn.apply(message);
+        return handle(message, id);
+    }
+
+    private Outcome handle(M message, String id) {
+        String key = keyOf(message);
+        DistributedLock lock = locks.get(key);
+        long start = System.nanoTime();
+        if (onConflict != OnConflict.DEFER) {
+            runner.acquire(lock, key, onConflict, start);
+            return runLocked(lock, key, message, null);
+        }
+        if (lock.tryLock()) {
+            LockRunner.safe(() -> listener.onAcquired(key, Duration.ofNanos(System.nanoTime() - start)));
+            return runLocked(lock, key, message, id);
+        }
+        Optional<Duration> ttl = lock.lastHolderTtl();
+        LockRunner.safe(() -> listener.onConflict(key, OnConflict.DEFER, ttl));
+        defer(message, key, id);
+        return Outcome.DEFERRED;
+    }
+
+    /**
+     * Adapts this handler to a {@link DelayQueue} worker over the caller's own queue of messages: each job's
+     * payload is handled as by {@link #handle(Object)}, the job id serving as the message id when no id
+     * function is set. With DEFER a conflicting job moves to the deferrals and is acknowledged in its own
+     * queue.
+     */
+    public JobHandler<M> jobHandler() {
+        return job -> {
+            M m = job.payload();
+            String id = idFn != null ? idFn.apply(m) : job.id();
+            handle(m, id);
+        };
+    }
+
+    private String keyOf(M message) {
+        String key = keyFn.apply(message);
+        if (key == null || key.isEmpty()) {
+            throw new IllegalArgumentException("the key function of handler '" + name + "' returned "
+                    + (key == null ? "null" : "an empty key") + " for message " + message);
+        }
+        return key;
+    }
+
+    private Outcome runLocked(DistributedLock lock, String key, M message, String id) {
+        return LockRunner.runHeld(
+                lock,
+                key,
+                () -> {
+                    if (id != null && isDone(id)) {
+                        LockRunner.safe(() -> listener.onDuplicateSkipped(key, id));
+                        return Outcome.DUPLICATE;
+                    }
+                    handler.handle(message);
+                    if (id != null) {
+                        markDone(id);
+                    }
+                    return Outcome.PROCESSED;
+                },
+                listener);
+    }
+
+    private String doneKey(String id) {
+        return deferrals.name() + ":done:{" + name + "}:" + id;
+    }
+
+    private boolean isDone(String id) {
+        return deferrals != null && deferrals.redis().exists(doneKey(id));
+    }
+
+    private void markDone(String id) {
+        if (deferrals != null) {
+            deferrals
+                    .redis()
+                    .set(
+                            doneKey(id),
+                            "1",
+                            SetParams.setParams().px(deferrals.doneMarkerTtl().toMillis()));
+        }
+    }
+
+    private void defer(M message, String key, String id) {
+        JsonNode json = deferrals.mapper().valueToTree(message);
+        DeferredMessage dm = new DeferredMessage(name, key, id, json, 1, System.currentTimeMillis());
+        Duration delay = deferrals.backoff().delay(1);
+        DelayQueue<DeferredMessage> queue = deferrals.queue();
+        EnqueueResult r = id == null ? queue.enqueue(dm, delay) : queue.enqueue(name + ":" + id, dm, delay);
+        if (r.duplicate()) {
+            log.debug("message {} of handler '{}' was already deferred", id, name);
+        }
+        LockRunner.safe(() -> listener.onDeferred(key, 1, delay));
+    }
+
+    /** Runs a due deferred message: under its lock, or deferred again, or dead-lettered past the limit. */
+    void runDeferred(Job<DeferredMessage> job) throws Exception {
+        DelayQueue<DeferredMessage> queue = deferrals.queue();
+        DeferredMessage dm = job.payload();
+        M message;
+        try {
+            message = deferrals.mapper().readerFor(type).readValue(dm.message());
+        } catch (JsonProcessingException | IllegalArgumentException e) {
+            String reason = "cannot decode the message for handler '" + name + "' as " + type + ": " + e.getMessage();
+            queue.deadLetter(job, reason);
+            LockRunner.safe(() -> listener.onDeadLettered(dm.key(), reason));
+            return;
+        }
+        String key = dm.key();
+        DistributedLock lock = locks.get(key);
+        long start = System.nanoTime();
+        if (!lock.tryLock()) {
+            Optional<Duration> ttl = lock.lastHolderTtl();
+            LockRunner.safe(() -> listener.onConflict(key, OnConflict.DEFER, ttl));
+            if (dm.deferrals() >= deferrals.maxDeferrals()) {
+                String reason = CONFLICT_PERSISTED + ": still taken after " + dm.deferrals() + " deferrals over "
+                        + Duration.ofMillis(System.currentTimeMillis() - dm.firstConflictMillis());
+                if (queue.deadLetter(job, reason)) {
+                    LockRunner.safe(() -> listener.onDeadLettered(key, reason));
+                }
+                return;
+            }
+            DeferredMessage next = dm.deferredAgain();
+            Duration delay = deferrals.backoff().delay(next.deferrals());
+            if (queue.reschedule(job, delay, next)) {
+                LockRunner.safe(() -> listener.onDeferred(key, next.deferrals(), delay));
+            } else {
+                log.debug("deferred message {} was redelivered elsewhere; not deferring it again", job.id());
+            }
+            return;
+        }
+        LockRunner.safe(() -> listener.onAcquired(key, Duration.ofNanos(System.nanoTime() - start)));
+        runLocked(lock, key, message, dm.messageId());
+    }
+
+    /**
+     * Builds a {@link ConflictAwareHandler}. {@code key} and {@code handler} are required; each setting may be
+     * set once. Not threadsafe.
+     *
+     * @param <M> the message type
+     */
+    public static final class Builder<M> {
+        private final String name;
+        private final Class<M> type;
+        private final TypeReference<M> typeRef;
+        private final RedisLocks locks;
+        private Function<? super M, String> keyFn;
+        private Function<? super M, String> idFn;
+        private MessageHandler<? super M> handler;
+        private OnConflict onConflict;
+        private SleepRetry sleepRetry;
+        private Deferrals deferrals;
+        private ConflictListener listener;
+
+        private Builder(String name, Class<M> type, TypeReference<M> typeRef, RedisLocks locks) {
+            this.name = Objects.requireNonNull(name, "name cannot be null");
+            if (name.isEmpty()) {
+                throw new IllegalArgumentException("name cannot be empty");
+            }
+            this.type = type;
+            this.typeRef = typeRef;
+            this.locks = Objects.requireNonNull(locks, "locks cannot be null");
+        }
+
+        private static void once(Object current, String what) {
+            if (current != null) {
+                throw new IllegalStateException(what + " was already set to " + current);
+            }
+        }
+
+        /** The lock key of a message, e.g. {@code e -> "order:" + e.orderId()}. Required. */
+        public Builder<M> key(Function<? super M, String> fn) {
+            Objects.requireNonNull(fn, "key function cannot be null");
+            once(keyFn, "key");
+            keyFn = fn;
+            return this;
+        }
+
+        /**
+         * The message's unique id, used with DEFER to store a deferral once and to skip a message already
+         * processed (a redelivery). Optional; without it a crash between "deferral stored" and the caller's
+         * commit can run a message twice.
+         */
+        public Builder<M> messageId(Function<? super M, String> fn) {
+            Objects.requireNonNull(fn, "messageId function cannot be null");
+            once(idFn, "messageId");
+            idFn = fn;
+            return this;
+        }
+
+        /** The work to run under the lock. Required. */
+        public Builder<M> handler(MessageHandler<? super M> h) {
+            Objects.requireNonNull(h, "handler cannot be null");
+            once(handler, "handler");
+            handler = h;
+            return this;
+        }
+
+        /** The conflict strategy (default {@link OnConflict#THROW}). DEFER needs {@link #deferrals}. */
+        public Builder<M> onConflict(OnConflict s) {
+            Objects.requireNonNull(s, "onConflict cannot be null");
+            once(onConflict, "onConflict");
+            onConflict = s;
+            return this;
+        }
+
+        /** The SLEEP_RETRY bounds (default {@link SleepRetry#DEFAULT}). */
+        public Builder<M> sleepRetry(SleepRetry r) {
+            Objects.requireNonNull(r, "sleepRetry cannot be null");
+            once(sleepRetry, "sleepRetry");
+            sleepRetry = r;
+            return this;
+        }
+
+        /** Where DEFER stores conflicting messages; registers this handler's name there. */
+        public Builder<M> deferrals(Deferrals d) {
+            Objects.requireNonNull(d, "deferrals cannot be null");
+            once(deferrals, "deferrals");
+            deferrals = d;
+            return this;
+        }
+
+        /** Hears acquired, conflict, retried, deferred, dead-lettered, processed and lost events. */
+        public Builder<M> listener(ConflictListener l) {
+            Objects.requireNonNull(l, "listener cannot be null");
+            once(listener, "listener");
+            listener = l;
+            return this;
+        }
+
+        /**
+         * Builds the handler and, when it has deferrals, registers it there by name.
+         *
+         * @throws NullPointerException when {@code key} or {@code handler} was not set
+         * @throws IllegalStateException when DEFER has no deferrals, or the name is already registered
+         */
+        public ConflictAwareHandler<M> build() {
+            return new ConflictAwareHandler<>(this);
+        }
+    }
+}
