@@ -50,7 +50,9 @@ final class DelayQueueWorkerIT {
             }
             List<NewJob<Msg>> warmUp = new ArrayList<>();
             for (int i = 0; i < 300; i++) {
-                warmUp.add(NewJob.of(new Msg("warm-up", i), Duration.ofMillis(ThreadLocalRandom.current().nextInt(300))));
+                warmUp.add(NewJob.of(
+                        new Msg("warm-up", i),
+                        Duration.ofMillis(ThreadLocalRandom.current().nextInt(300))));
             }
             q.enqueueAll(warmUp);
             await().atMost(Duration.ofSeconds(30)).until(() -> handled.size() == 300);
@@ -139,7 +141,7 @@ final class DelayQueueWorkerIT {
                 await().atMost(Duration.ofSeconds(10)).until(() -> lateness.get() != null);
                 System.out.println(
                         "woken by the notice, lateness " + lateness.get().toNanos() / 1000 + " us");
-                assertThat(lateness.get()).isLessThan(Duration.ofMillis(100));
+                assertThat(lateness.get()).isLessThan(Duration.ofSeconds(2)); // vs the 5 min fallback poll
             }
         }
     }
