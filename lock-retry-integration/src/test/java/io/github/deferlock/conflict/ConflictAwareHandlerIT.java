@@ -5,9 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.github.deferlock.delay.Backoff;
+import io.github.deferlock.delay.DelayQueue;
+import io.github.deferlock.delay.DelayQueueWorker;
 import io.github.deferlock.delay.JobState;
 import io.github.deferlock.lock.DistributedLock;
 import io.github.deferlock.lock.LockConflictException;
+import io.github.deferlock.lock.LockLostException;
 import io.github.deferlock.lock.RedisLocks;
 import io.github.deferlock.testing.FaultProxy;
 import io.github.deferlock.testing.RedisExtension;
@@ -243,6 +246,48 @@ final class ConflictAwareHandlerIT {
                             == 0);
             assertThat(ran.get()).isEqualTo(1);
         }
+    }
+
+    @Test
+    void jobHandler_plugsIntoADelayQueueWorker_andDefersConflictsOutOfItsQueue(RedisClient redis) throws Exception {
+        Deferrals deferrals = deferrals(redis, Backoff.fixed(Duration.ofMillis(50)), 100);
+        DelayQueue<Msg> inbox = DelayQueue.builder(redis, "inbox", Msg.class).build();
+        Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+        ConflictAwareHandler<Msg> handler = ConflictAwareHandler.builder("orders", Msg.class, locks)
+                .key(m -> "order:" + m.order())
+                .handler(m ->
+                        runs.computeIfAbsent(m.id(), k -> new AtomicInteger()).incrementAndGet())
+                .onConflict(OnConflict.DEFER)
+                .deferrals(deferrals)
+                .build();
+        deferrals.startWorker(1);
+        holdAndAbandon("order:busy", Duration.ofMillis(800));
+        DelayQueueWorker<Msg> worker = DelayQueueWorker.builder(inbox, handler.jobHandler())
+                .concurrency(2)
+                .build()
+                .start();
+        toClose.add(worker);
+        for (int i = 0; i < 10; i++) {
+            inbox.enqueue(new Msg("b" + i, "busy"));
+            inbox.enqueue(new Msg("f" + i, "free" + i));
+        }
+        await().atMost(Duration.ofSeconds(20)).until(() -> runs.size() == 20);
+        assertThat(runs.values()).allSatisfy(c -> assertThat(c.get()).isEqualTo(1));
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> inbox.size(JobState.DUE) + inbox.size(JobState.IN_FLIGHT) == 0);
+        assertThat(deferrals.queue().size(JobState.DEAD)).isZero();
+    }
+
+    @Test
+    void lockLostWhileHandling_isReportedToCallerAndListener(RedisClient redis) {
+        ConflictStats stats = new ConflictStats();
+        ConflictAwareHandler<Msg> handler = ConflictAwareHandler.builder("orders", Msg.class, locks)
+                .key(m -> "order:" + m.order())
+                .handler(m -> redis.del("t:{order:lost}")) // the key vanishes while held (a failover, an operator)
+                .listener(stats)
+                .build();
+        assertThatThrownBy(() -> handler.handle(new Msg("l1", "lost"))).isInstanceOf(LockLostException.class);
+        assertThat(stats.lost()).isEqualTo(1);
     }
 
     @Test
