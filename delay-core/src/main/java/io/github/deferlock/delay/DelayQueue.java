@@ -89,6 +89,10 @@ public final class DelayQueue<T> {
     private static final byte[] DELAY = {'d'};
     private static final byte[] AT = {'a'};
 
+    /** The most dead letters one {@link #deadLetters(int)} call returns, so one call stays cheap for Redis. */
+    public static final int MAX_DEAD_LIST = 1000;
+
+    private volatile boolean enqueuePreloaded;
     private final UnifiedJedis redis;
     private final String name;
     private final QueueKeys keys;
@@ -289,7 +293,10 @@ public final class DelayQueue<T> {
     }
 
     private List<Object> pipelineEnqueue(List<byte[]> enqueueKeys, List<List<byte[]>> chunks) {
-        ENQUEUE.preload(redis, keys.due());
+        if (!enqueuePreloaded) {
+            ENQUEUE.preload(redis, keys.due()); // once: a later NOSCRIPT re-runs its chunk below
+            enqueuePreloaded = true;
+        }
         List<Response<Object>> responses = new ArrayList<>(chunks.size());
         try (AbstractPipeline pipeline = redis.pipelined()) {
             for (List<byte[]> chunk : chunks) {
@@ -333,7 +340,7 @@ public final class DelayQueue<T> {
         args.add(utf8(id));
         if (at != null) {
             args.add(AT);
-            args.add(num(at.toEpochMilli()));
+            args.add(num(Math.max(0, at.toEpochMilli()))); // before 1970 is simply "due now"
         } else {
             args.add(DELAY);
             args.add(num(toMillis(delay)));
@@ -373,7 +380,18 @@ public final class DelayQueue<T> {
         List<Job<T>> jobs = new ArrayList<>((reply.size() - 2) / 3);
         for (int i = 2; i + 2 < reply.size(); i += 3) {
             String id = new String((byte[]) reply.get(i), StandardCharsets.UTF_8);
-            Envelope env = Envelope.parse((byte[]) reply.get(i + 1));
+            Envelope env;
+            try {
+                env = Envelope.parse((byte[]) reply.get(i + 1));
+            } catch (RuntimeException e) {
+                // cannot happen with our own scripts; never let one bad entry strand the rest of the batch
+                LOG.warn(
+                        "queue '{}': job {} has an unreadable envelope and stays in flight: {}",
+                        name,
+                        id,
+                        e.toString());
+                continue;
+            }
             String error = text((byte[]) reply.get(i + 2));
             T payload;
             try {
@@ -381,7 +399,15 @@ public final class DelayQueue<T> {
             } catch (IOException | RuntimeException e) {
                 String reason = "undecodable payload: " + e.getClass().getSimpleName() + ": " + e.getMessage();
                 LOG.warn("queue '{}': job {} moved to the dead letters, {}", name, id, reason);
-                settle("deadLetter", id, env.receipt(), reason, 0, 0);
+                try {
+                    settle("deadLetter", id, env.receipt(), reason, 0, 0);
+                } catch (RuntimeException settleFailure) {
+                    LOG.warn(
+                            "queue '{}': dead-lettering job {} failed, it will be redelivered: {}",
+                            name,
+                            id,
+                            settleFailure.toString());
+                }
                 continue;
             }
             jobs.add(new Job<>(
@@ -600,8 +626,9 @@ public final class DelayQueue<T> {
      * @throws DelayQueueException when Redis fails
      */
     public List<DeadLetter> deadLetters(int limit) {
-        if (limit < 1) {
-            throw new IllegalArgumentException("limit must be >= 1, got " + limit);
+        if (limit < 1 || limit > MAX_DEAD_LIST) {
+            throw new IllegalArgumentException(
+                    "limit must be within [1, " + MAX_DEAD_LIST + "] (page through larger sets), got " + limit);
         }
         List<byte[]> dKeys = QueueKeys.list(keys.dead(), keys.jobs(), keys.errors());
         List<?> reply = (List<?>) call("deadLetters", () -> DEAD_LIST.run(redis, dKeys, List.of(num(limit))));

@@ -264,6 +264,12 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
             if (job.isSettled()) {
                 return;
             }
+            if (failure != null && closed.get() && interruptedBy(failure)) {
+                // close() interrupted a handler that did not finish: this is not a failure of the job, so it
+                // goes back to due at once without counting an attempt
+                settle(job, () -> queue.reschedule(job, Duration.ZERO, null), "return on close");
+                return;
+            }
             if (failure == null) {
                 settle(job, () -> queue.ack(job), "ack");
             } else {
@@ -275,6 +281,15 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
         } finally {
             permits.release();
         }
+    }
+
+    private static boolean interruptedBy(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof InterruptedException || t instanceof java.io.InterruptedIOException) {
+                return true;
+            }
+        }
+        return Thread.currentThread().isInterrupted();
     }
 
     private void settle(Job<T> job, java.util.function.BooleanSupplier action, String what) {

@@ -84,7 +84,9 @@ final class DelayQueueWorkerIT {
                     Clients.percentile(sorted, 0.50) / 1000.0,
                     Clients.percentile(sorted, 0.99) / 1000.0,
                     sorted.get(sorted.size() - 1) / 1000.0);
-            assertThat(Clients.percentile(sorted, 0.50)).isLessThan(TimeUnit.MILLISECONDS.toMicros(50));
+            // precision is the benchmark's job (docs/benchmarks.md); here only a gross regression fails, even on a
+            // loaded box
+            assertThat(Clients.percentile(sorted, 0.50)).isLessThan(TimeUnit.MILLISECONDS.toMicros(250));
         }
     }
 
@@ -347,6 +349,53 @@ final class DelayQueueWorkerIT {
             }
             assertThat(handled.keySet()).isEqualTo(ids);
             assertThat(handled.values()).allMatch(n -> n == 1);
+        }
+    }
+
+    @Test
+    void tenWorkers_onOneDefaultClient_shareOneSubscriberAndAllRun(RedisServer server) {
+        // a default pool has 8 connections: one subscriber connection per worker would starve every claim
+        try (RedisClient redis = server.newClient()) {
+            Map<String, Integer> handled = new ConcurrentHashMap<>();
+            List<DelayQueueWorker<Msg>> workers = new ArrayList<>();
+            for (int w = 0; w < 10; w++) {
+                DelayQueue<Msg> q =
+                        DelayQueue.builder(redis, "q" + w, Msg.class).build();
+                workers.add(DelayQueueWorker.builder(q, job -> handled.merge(job.id(), 1, Integer::sum))
+                        .concurrency(1)
+                        .build()
+                        .start());
+                for (int i = 0; i < 20; i++) {
+                    q.enqueue(new Msg("m", i), Duration.ofMillis(i * 10L));
+                }
+            }
+            await().atMost(Duration.ofSeconds(30)).until(() -> handled.size() == 200);
+            assertThat(handled.values()).allMatch(n -> n == 1);
+            workers.forEach(DelayQueueWorker::close);
+        }
+    }
+
+    @Test
+    void close_interruptsAStuckHandler_andReturnsItsJobWithoutSpendingAnAttempt(RedisServer server) {
+        try (RedisClient redis = Clients.pooled(server)) {
+            DelayQueue<Msg> q =
+                    DelayQueue.builder(redis, "q", Msg.class).maxAttempts(1).build();
+            String id = q.enqueue(new Msg("slow", 1)).id();
+            java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+            DelayQueueWorker<Msg> worker = DelayQueueWorker.builder(q, job -> {
+                        started.countDown();
+                        Thread.sleep(60_000);
+                    })
+                    .build()
+                    .start();
+            await().atMost(Duration.ofSeconds(10)).until(() -> started.getCount() == 0);
+            assertThat(worker.close(Duration.ofMillis(200))).isFalse();
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() ->
+                            q.get(id).map(info -> info.state() == JobState.DUE).orElse(false));
+            assertThat(q.size(JobState.DEAD))
+                    .as("maxAttempts 1, yet not dead: close is no failure")
+                    .isZero();
         }
     }
 }
