@@ -100,7 +100,9 @@ public final class RedisLock implements DistributedLock {
         KeyState held = engine.existing(name);
         if (held != null && held.owner == Thread.currentThread()) {
             Hold hold = held.threadHold;
-            if (hold.isLost()) {
+            if (hold.isLost() || !hold.isHeld()) {
+                // lost, or its lease ran out by our own clock: re-entering would start a critical section
+                // another holder may already be in
                 throw new LockLostException(keyString, hold.fencingToken, hold.lostCause());
             }
             held.holdCount++;
