@@ -57,16 +57,19 @@ public final class RedisServer implements AutoCloseable {
     }
 
     private final Map<String, String> settings;
+    private final Tls tls;
     private final Duration startTimeout;
     private final Path dir;
     private final Backend backend;
     private int port;
+    private int tlsPort;
     private volatile String version = "unknown";
     private boolean paused;
     private boolean closed;
 
     private RedisServer(Builder b) {
         this.settings = new LinkedHashMap<>(b.settings);
+        this.tls = b.tls;
         this.startTimeout = b.startTimeout;
         try {
             this.dir = Files.createTempDirectory("deferlock-redis-");
@@ -77,6 +80,9 @@ public final class RedisServer implements AutoCloseable {
         this.backend = image == null || image.isBlank()
                 ? new ProcessBackend(RedisBinary.resolve(), dir)
                 : new ContainerBackend(image.trim(), dir);
+        if (tls != null && !(backend instanceof ProcessBackend)) {
+            throw new IllegalStateException("tls needs a local redis-server binary, not the image " + image);
+        }
     }
 
     /** Starts a server with default settings: no persistence, loopback only. */
@@ -93,6 +99,7 @@ public final class RedisServer implements AutoCloseable {
         RuntimeException last = null;
         for (int attempt = 0; attempt < 5; attempt++) {
             port = freePort();
+            tlsPort = tls == null ? 0 : freePort();
             try {
                 launch();
                 LIVE.add(this);
@@ -124,6 +131,15 @@ public final class RedisServer implements AutoCloseable {
         sb.append("logfile redis.log\n");
         sb.append("dbfilename dump.rdb\n");
         sb.append("save \"\"\n");
+        if (tls != null) {
+            sb.append("tls-port ").append(tlsPort).append('\n');
+            sb.append("tls-cert-file ").append(tls.certFile().toAbsolutePath()).append('\n');
+            sb.append("tls-key-file ").append(tls.keyFile().toAbsolutePath()).append('\n');
+            sb.append("tls-ca-cert-file ")
+                    .append(tls.caCertFile().toAbsolutePath())
+                    .append('\n');
+            sb.append("tls-auth-clients no\n");
+        }
         settings.forEach((k, v) -> sb.append(k).append(' ').append(v).append('\n'));
         return sb.toString();
     }
@@ -169,6 +185,19 @@ public final class RedisServer implements AutoCloseable {
     /** The server's port, the same across {@link #restart()}. */
     public synchronized int port() {
         return port;
+    }
+
+    /**
+     * The TLS port, the same across {@link #restart()}; the plain {@link #port()} stays open beside it for
+     * admin use.
+     *
+     * @throws IllegalStateException when the server was built without {@link Builder#tls}
+     */
+    public synchronized int tlsPort() {
+        if (tls == null) {
+            throw new IllegalStateException("redis-server on port " + port + " was built without tls");
+        }
+        return tlsPort;
     }
 
     /** The server's address for Jedis. */
@@ -362,8 +391,25 @@ public final class RedisServer implements AutoCloseable {
         private final Map<String, String> settings = new LinkedHashMap<>();
         private Duration startTimeout = Duration.ofSeconds(30);
         private String image;
+        private Tls tls;
 
         private Builder() {}
+
+        /**
+         * Also listens for TLS on {@link RedisServer#tlsPort()} with this PEM certificate, key and CA (clients
+         * are not asked for certificates). Needs a redis-server built with TLS; the start fails with the
+         * server's log otherwise.
+         */
+        public Builder tls(Path certFile, Path keyFile, Path caCertFile) {
+            Objects.requireNonNull(certFile, "certFile cannot be null");
+            Objects.requireNonNull(keyFile, "keyFile cannot be null");
+            Objects.requireNonNull(caCertFile, "caCertFile cannot be null");
+            if (tls != null) {
+                throw new IllegalStateException("tls was already set to " + tls);
+            }
+            this.tls = new Tls(certFile, keyFile, caCertFile);
+            return this;
+        }
 
         /** Turns the append-only file on or off (default off). */
         public Builder appendOnly(boolean on) {
@@ -420,6 +466,8 @@ public final class RedisServer implements AutoCloseable {
             return new RedisServer(this).launchFirst();
         }
     }
+
+    private record Tls(Path certFile, Path keyFile, Path caCertFile) {}
 
     /** What runs the server: a local process or a container. */
     interface Backend {
