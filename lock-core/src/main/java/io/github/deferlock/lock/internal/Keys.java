@@ -24,6 +24,9 @@ import java.util.Objects;
  * Stateless.
  */
 final class Keys {
+    /** The longest lock name, in UTF-8 bytes. */
+    static final int MAX_NAME_BYTES = 4096;
+
     private Keys() {}
 
     /** The lock key of {@code name}. */
@@ -32,10 +35,15 @@ final class Keys {
         if (name.isEmpty()) {
             throw new IllegalArgumentException("name cannot be empty");
         }
+        byte[] encoded = utf8(name);
+        if (encoded.length > MAX_NAME_BYTES) {
+            throw new IllegalArgumentException(
+                    "name is " + encoded.length + " bytes in UTF-8, longer than " + MAX_NAME_BYTES);
+        }
         ByteArrayOutputStream out = new ByteArrayOutputStream(prefix.length() + name.length() + 8);
         out.writeBytes(prefix.getBytes(StandardCharsets.UTF_8));
         out.write('{');
-        for (byte b : utf8(name)) {
+        for (byte b : encoded) {
             switch (b) {
                 case '%' -> out.writeBytes(new byte[] {'%', '2', '5'});
                 case '{' -> out.writeBytes(new byte[] {'%', '7', 'B'});

@@ -27,6 +27,9 @@ public record LockConfig(
     /** The shortest lease. */
     public static final Duration MIN_LEASE = MIN_TICK.multipliedBy(3);
 
+    /** The longest lease: a year (a longer one is a mistake, and a far one overflows milliseconds). */
+    public static final Duration MAX_LEASE = Duration.ofDays(365);
+
     /** Validates the settings. */
     public LockConfig {
         Objects.requireNonNull(redis, "redis cannot be null");
@@ -61,6 +64,9 @@ public record LockConfig(
     /** Checks that a lease is positive and at least {@link #MIN_LEASE}; returns it in milliseconds. */
     public static long checkLease(String what, Duration lease) {
         checkPositive(what, lease);
+        if (lease.compareTo(MAX_LEASE) > 0) {
+            throw new IllegalArgumentException(what + " " + lease + " is longer than " + MAX_LEASE.toDays() + " days");
+        }
         if (lease.compareTo(MIN_LEASE) < 0) {
             throw new IllegalArgumentException(what + " " + lease + " is shorter than " + MIN_LEASE.toMillis()
                     + " ms (three watchdog renewal ticks of " + MIN_TICK.toMillis() + " ms)");

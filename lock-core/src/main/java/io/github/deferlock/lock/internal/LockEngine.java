@@ -7,6 +7,7 @@ import io.github.deferlock.lock.LockLostException;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
@@ -39,7 +40,10 @@ public final class LockEngine implements AutoCloseable {
     private final ConcurrentHashMap<String, KeyState> states = new ConcurrentHashMap<>();
     private final SecureRandom random = new SecureRandom();
     private final Watchdog watchdog;
-    private final Subscriber subscriber;
+    private final Optional<ClusterAccess> cluster;
+    private final Object noticesLock = new Object();
+    private volatile ReleaseNotices notices; // chosen on first need: it may ask the server
+    private volatile byte[] shardedFlag; // release.lua ARGV[3]; null until known
     private final byte[] defaultLeaseMillis;
     private final ThreadLocal<LastConflict> lastConflict = new ThreadLocal<>();
     private volatile boolean closed;
@@ -53,7 +57,7 @@ public final class LockEngine implements AutoCloseable {
         this.clock = config.clock();
         this.listener = config.listener();
         this.watchdog = new Watchdog(this);
-        this.subscriber = new Subscriber(redis);
+        this.cluster = ClusterAccess.of(redis);
         this.defaultLeaseMillis =
                 Long.toString(config.defaultLease().toMillis()).getBytes(StandardCharsets.US_ASCII);
     }
@@ -198,7 +202,7 @@ public final class LockEngine implements AutoCloseable {
                     throw new InterruptedException();
                 }
                 if (!watching && !closed) {
-                    subscriber.watch(st);
+                    notices().watch(st);
                     watching = true;
                 }
                 long pause = Math.min(poll, left);
@@ -210,7 +214,7 @@ public final class LockEngine implements AutoCloseable {
             }
         } finally {
             if (watching) {
-                subscriber.unwatch(st);
+                notices().unwatch(st);
             }
         }
     }
@@ -255,7 +259,7 @@ public final class LockEngine implements AutoCloseable {
         long replicas = acked.get();
         if (result[0] == 1 && replicas < config.replicas()) {
             try {
-                Script.RELEASE.run(redis, List.of(st.key), List.of(token, st.channel));
+                Script.RELEASE.run(redis, List.of(st.key), List.of(token, st.channel, shardedFlag()));
             } catch (JedisException e) {
                 LOG.debug("cannot release lock '{}' after a failed WAIT", st.keyString, e);
             }
@@ -284,7 +288,7 @@ public final class LockEngine implements AutoCloseable {
         boolean deleted = false;
         LockException failure = null;
         try {
-            Object reply = Script.RELEASE.run(redis, List.of(st.key), List.of(hold.token, st.channel));
+            Object reply = Script.RELEASE.run(redis, List.of(st.key), List.of(hold.token, st.channel, shardedFlag()));
             deleted = Long.valueOf(1).equals(reply);
         } catch (JedisException e) {
             failure =
@@ -358,12 +362,78 @@ public final class LockEngine implements AutoCloseable {
         }
     }
 
-    /** Stops the watchdog and the subscriber. Idempotent. */
+    /**
+     * Where waiters hear release notices: sharded pub/sub on a Redis 7.0+ cluster, plain pub/sub otherwise.
+     * The choice asks the cluster once; if it cannot answer yet, plain pub/sub is used for now (waiters also
+     * poll) and the question is asked again at the next release.
+     */
+    private ReleaseNotices notices() {
+        ReleaseNotices n = notices;
+        if (n == null) {
+            synchronized (noticesLock) {
+                n = notices;
+                if (n == null) {
+                    byte[] flag = shardedFlag();
+                    if (shardedFlag == null) {
+                        return POLL_ONLY; // the cluster cannot say yet: poll, ask again next time
+                    }
+                    n = cluster.isPresent() && Arrays.equals(flag, SHARDED)
+                            ? new ShardedSubscriber(cluster.get())
+                            : new Subscriber(redis, config.keyPrefix());
+                    notices = n;
+                    if (closed) {
+                        n.close();
+                    }
+                }
+            }
+        }
+        return n;
+    }
+
+    private static final ReleaseNotices POLL_ONLY = new ReleaseNotices() {
+        @Override
+        public void watch(KeyState st) {}
+
+        @Override
+        public void unwatch(KeyState st) {}
+
+        @Override
+        public void close() {}
+    };
+
+    private static final byte[] SHARDED = {'1'};
+    private static final byte[] PLAIN = {'0'};
+
+    /** release.lua's ARGV[3]: {@code 1} for SPUBLISH on a Redis 7.0+ cluster, else {@code 0}. */
+    private byte[] shardedFlag() {
+        byte[] flag = shardedFlag;
+        if (flag != null) {
+            return flag;
+        }
+        if (cluster.isEmpty()) {
+            shardedFlag = PLAIN;
+            return PLAIN;
+        }
+        try {
+            flag = cluster.get().shardedPubSub() ? SHARDED : PLAIN;
+            shardedFlag = flag;
+            return flag;
+        } catch (JedisException e) {
+            LOG.debug("cannot tell whether the cluster has sharded pub/sub; publishing plainly for now", e);
+            return PLAIN;
+        }
+    }
+
+    /** Stops the watchdog and the release-notice subscriber. Idempotent. */
     @Override
     public void close() {
         closed = true;
         watchdog.close();
-        subscriber.close();
+        synchronized (noticesLock) {
+            if (notices != null) {
+                notices.close();
+            }
+        }
     }
 
     @Override

@@ -20,11 +20,12 @@ import redis.clients.jedis.UnifiedJedis;
  * subscription, or a reconnect) signals the key's waiter to try again. A dropped connection is reopened with
  * backoff; waiters keep polling meanwhile. Threadsafe.
  */
-final class Subscriber implements AutoCloseable {
+final class Subscriber implements ReleaseNotices {
     private static final Logger LOG = LoggerFactory.getLogger(Subscriber.class);
 
     private final UnifiedJedis redis;
-    private final byte[] control = ("deferlock:subscriber:" + UUID.randomUUID()).getBytes(StandardCharsets.US_ASCII);
+    /** Under the key prefix, so an ACL user limited to {@code &prefix*} channels may subscribe to it. */
+    private final byte[] control;
 
     // all guarded by this
     private final Map<ByteBuffer, List<KeyState>> watched = new HashMap<>();
@@ -32,11 +33,13 @@ final class Subscriber implements AutoCloseable {
     private Thread thread;
     private boolean closed;
 
-    Subscriber(UnifiedJedis redis) {
+    Subscriber(UnifiedJedis redis, String keyPrefix) {
         this.redis = redis;
+        this.control = (keyPrefix + "subscriber:" + UUID.randomUUID()).getBytes(StandardCharsets.UTF_8);
     }
 
-    synchronized void watch(KeyState st) {
+    @Override
+    public synchronized void watch(KeyState st) {
         if (closed) {
             return;
         }
@@ -52,7 +55,8 @@ final class Subscriber implements AutoCloseable {
         }
     }
 
-    synchronized void unwatch(KeyState st) {
+    @Override
+    public synchronized void unwatch(KeyState st) {
         ByteBuffer channel = ByteBuffer.wrap(st.channel);
         List<KeyState> list = watched.get(channel);
         if (list == null || !list.remove(st) || !list.isEmpty()) {

@@ -2,13 +2,18 @@
 --
 -- KEYS[1]  lock key              p{e}
 -- ARGV[1]  the holder's token
--- ARGV[2]  release channel       p{e}:released
+-- ARGV[2]  release channel       p{e}:released (same hash tag, so SPUBLISH stays in the key's shard)
+-- ARGV[3]  '1' to publish with SPUBLISH (Redis 7.0+ cluster: sharded pub/sub), else PUBLISH
 --
 -- Returns 1 when the key held ARGV[1] and was deleted (the notice was published);
 --         0 when the key is gone or holds another token (nothing changed: the hold was lost).
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   redis.call('DEL', KEYS[1])
-  redis.call('PUBLISH', ARGV[2], ARGV[1])
+  if ARGV[3] == '1' then
+    redis.call('SPUBLISH', ARGV[2], ARGV[1])
+  else
+    redis.call('PUBLISH', ARGV[2], ARGV[1])
+  end
   return 1
 end
 return 0
