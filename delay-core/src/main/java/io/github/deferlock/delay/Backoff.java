@@ -38,7 +38,7 @@ public final class Backoff {
      * The same delay after every failed attempt.
      *
      * @throws NullPointerException when {@code delay} is null
-     * @throws IllegalArgumentException when {@code delay} is negative
+     * @throws IllegalArgumentException when {@code delay} is negative or over {@link DelayQueue#MAX_DELAY}
      */
     public static Backoff fixed(Duration delay) {
         return new Backoff(nonNegative(delay, "delay"), delay, 1.0, null, 0);
@@ -48,7 +48,8 @@ public final class Backoff {
      * {@code initial × factor^(attempt-1)}, capped at {@code max}.
      *
      * @throws NullPointerException when {@code initial} or {@code max} is null
-     * @throws IllegalArgumentException when a delay is negative, {@code max < initial} or {@code factor < 1}
+     * @throws IllegalArgumentException when a delay is negative or over {@link DelayQueue#MAX_DELAY}, {@code
+     *     max < initial} or {@code factor < 1}
      */
     public static Backoff exponential(Duration initial, Duration max, double factor) {
         nonNegative(initial, "initial");
@@ -67,7 +68,8 @@ public final class Backoff {
      * delay repeats.
      *
      * @throws NullPointerException when {@code delays} or one of them is null
-     * @throws IllegalArgumentException when there is no delay or one is negative
+     * @throws IllegalArgumentException when there is no delay or one is negative or over {@link
+     *     DelayQueue#MAX_DELAY}
      */
     public static Backoff schedule(Duration... delays) {
         Objects.requireNonNull(delays, "delays cannot be null");
@@ -141,6 +143,10 @@ public final class Backoff {
         Objects.requireNonNull(d, what + " cannot be null");
         if (d.isNegative()) {
             throw new IllegalArgumentException(what + " cannot be negative, got " + d);
+        }
+        if (d.compareTo(DelayQueue.MAX_DELAY) > 0) {
+            throw new IllegalArgumentException(what + " must be at most " + DelayQueue.MAX_DELAY.toDays()
+                    + " days (DelayQueue.MAX_DELAY), got " + d);
         }
         return d;
     }

@@ -10,6 +10,7 @@ import io.github.deferlock.delay.internal.Envelope;
 import io.github.deferlock.delay.internal.QueueKeys;
 import io.github.deferlock.delay.internal.Retry;
 import io.github.deferlock.delay.internal.Script;
+import io.github.deferlock.delay.internal.WakeSubscriber;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
@@ -92,7 +93,15 @@ public final class DelayQueue<T> {
     /** The most dead letters one {@link #deadLetters(int)} call returns, so one call stays cheap for Redis. */
     public static final int MAX_DEAD_LIST = 1000;
 
+    /**
+     * The longest delay, due time ahead, visibility timeout or backoff step accepted: 366 days. Longer ones
+     * are refused as a likely unit mistake (and would overflow the server's millisecond scores).
+     */
+    public static final Duration MAX_DELAY = Duration.ofDays(366);
+
     private volatile boolean enqueuePreloaded;
+    private volatile byte[] shardedFlag; // the scripts' SPUBLISH/PUBLISH choice; null until the server says
+    private static final byte[] PLAIN_FOR_NOW = {'0'};
     private final UnifiedJedis redis;
     private final String name;
     private final QueueKeys keys;
@@ -184,7 +193,8 @@ public final class DelayQueue<T> {
      * Enqueues a job due after {@code delay}, measured by the Redis server clock, with a generated id.
      *
      * @throws NullPointerException when an argument is null
-     * @throws IllegalArgumentException when {@code delay} is negative or the payload is over the limit
+     * @throws IllegalArgumentException when {@code delay} is negative or over {@link #MAX_DELAY}, or the
+     *     payload is over the limit
      * @throws DelayQueueException when Redis fails
      */
     public EnqueueResult enqueue(T payload, Duration delay) {
@@ -198,7 +208,7 @@ public final class DelayQueue<T> {
      *
      * @throws NullPointerException when an argument is null
      * @throws IllegalArgumentException when the id is empty or over 512 bytes, {@code delay} is negative or
-     *     the payload is over the limit
+     *     over {@link #MAX_DELAY}, or the payload is over the limit
      * @throws DelayQueueException when Redis fails
      */
     public EnqueueResult enqueue(String id, T payload, Duration delay) {
@@ -210,11 +220,12 @@ public final class DelayQueue<T> {
      * once), with a generated id.
      *
      * @throws NullPointerException when an argument is null
-     * @throws IllegalArgumentException when the payload is over the limit
+     * @throws IllegalArgumentException when {@code at} is more than {@link #MAX_DELAY} ahead or the payload is
+     *     over the limit
      * @throws DelayQueueException when Redis fails
      */
     public EnqueueResult schedule(T payload, Instant at) {
-        return enqueueOne(null, payload, null, Objects.requireNonNull(at, "at cannot be null"));
+        return enqueueOne(null, payload, null, requireAt(at));
     }
 
     /**
@@ -222,11 +233,12 @@ public final class DelayQueue<T> {
      * Object, Duration)}.
      *
      * @throws NullPointerException when an argument is null
-     * @throws IllegalArgumentException when the id is empty or too long, or the payload is over the limit
+     * @throws IllegalArgumentException when the id is empty or too long, {@code at} is more than {@link
+     *     #MAX_DELAY} ahead, or the payload is over the limit
      * @throws DelayQueueException when Redis fails
      */
     public EnqueueResult schedule(String id, T payload, Instant at) {
-        return enqueueOne(requireId(id), payload, null, Objects.requireNonNull(at, "at cannot be null"));
+        return enqueueOne(requireId(id), payload, null, requireAt(at));
     }
 
     /**
@@ -253,7 +265,8 @@ public final class DelayQueue<T> {
      * ids (they are reported as duplicates).
      *
      * @throws NullPointerException when {@code jobs} or one of them is null
-     * @throws IllegalArgumentException when a payload is over the limit or a caller id is too long
+     * @throws IllegalArgumentException when a payload is over the limit, a caller id is too long, or a delay or
+     *     due time is more than {@link #MAX_DELAY} ahead
      * @throws DelayQueueException when Redis fails
      */
     public List<EnqueueResult> enqueueAll(List<NewJob<T>> jobs) {
@@ -265,6 +278,11 @@ public final class DelayQueue<T> {
             NewJob<T> job = Objects.requireNonNull(jobs.get(i), "a job cannot be null");
             String id = job.id() != null ? requireId(job.id()) : newId();
             generated[i] = job.id() == null;
+            if (job.delay() != null) {
+                requireDelay(job.delay());
+            } else {
+                requireAt(job.at());
+            }
             ids.add(id);
             addJobArgs(args, id, encode(job.payload()), job.delay(), job.at());
         }
@@ -276,8 +294,9 @@ public final class DelayQueue<T> {
         List<List<byte[]>> chunks = new ArrayList<>();
         for (int from = 0; from < jobs.size(); from += ENQUEUE_CHUNK) {
             int to = Math.min(jobs.size(), from + ENQUEUE_CHUNK);
-            List<byte[]> chunk = new ArrayList<>(1 + 4 * (to - from));
+            List<byte[]> chunk = new ArrayList<>(2 + 4 * (to - from));
             chunk.add(keys.channel());
+            chunk.add(shardedFlag());
             chunk.addAll(args.subList(4 * from, 4 * to));
             chunks.add(chunk);
         }
@@ -321,8 +340,9 @@ public final class DelayQueue<T> {
         byte[] encoded = encode(payload);
         boolean generated = id == null;
         String jobId = generated ? newId() : id;
-        List<byte[]> args = new ArrayList<>(5);
+        List<byte[]> args = new ArrayList<>(6);
         args.add(keys.channel());
+        args.add(shardedFlag());
         addJobArgs(args, jobId, encoded, delay, at);
         List<byte[]> enqueueKeys = QueueKeys.list(keys.due(), keys.jobs(), keys.seq());
         List<?> reply = (List<?>) call("enqueue", () -> ENQUEUE.run(redis, enqueueKeys, args));
@@ -340,7 +360,7 @@ public final class DelayQueue<T> {
         args.add(utf8(id));
         if (at != null) {
             args.add(AT);
-            args.add(num(Math.max(0, at.toEpochMilli()))); // before 1970 is simply "due now"
+            args.add(num(at.isBefore(Instant.EPOCH) ? 0 : at.toEpochMilli())); // before 1970 is simply "due now"
         } else {
             args.add(DELAY);
             args.add(num(toMillis(delay)));
@@ -448,12 +468,14 @@ public final class DelayQueue<T> {
      * @param retryDelay the delay before the next delivery, or null for the backoff
      * @return true when settled; false when the receipt is stale
      * @throws NullPointerException when {@code job} is null
-     * @throws IllegalArgumentException when {@code retryDelay} is negative
+     * @throws IllegalArgumentException when {@code retryDelay} is negative or over {@link #MAX_DELAY}
      * @throws DelayQueueException when Redis fails
      */
     public boolean nack(Job<T> job, String error, Duration retryDelay) {
         Objects.requireNonNull(job, "job cannot be null");
-        Duration delay = retryDelay != null ? requireDelay(retryDelay) : backoff.delay(Math.max(1, job.attempts()));
+        Duration delay = retryDelay != null
+                ? requireDelay(retryDelay, "retryDelay")
+                : backoff.delay(Math.max(1, job.attempts()));
         long r = settle("nack", job.id(), job.receipt(), error, toMillis(delay), maxAttempts);
         job.markSettled();
         return r != 0;
@@ -480,7 +502,8 @@ public final class DelayQueue<T> {
         if (e.length() > MAX_ERROR_CHARS) {
             e = e.substring(0, MAX_ERROR_CHARS);
         }
-        List<byte[]> args = List.of(utf8(id), utf8(receipt), utf8(e), num(delayMs), num(attemptsLimit), keys.channel());
+        List<byte[]> args = List.of(
+                utf8(id), utf8(receipt), utf8(e), num(delayMs), num(attemptsLimit), keys.channel(), shardedFlag());
         return (Long) call(op, () -> NACK.run(redis, nackKeys, args));
     }
 
@@ -491,7 +514,8 @@ public final class DelayQueue<T> {
      * @param replacementPayload the payload to store instead, or null to keep the current one
      * @return true when rescheduled; false when the receipt is stale
      * @throws NullPointerException when {@code job} or {@code delay} is null
-     * @throws IllegalArgumentException when {@code delay} is negative or the replacement is over the limit
+     * @throws IllegalArgumentException when {@code delay} is negative or over {@link #MAX_DELAY}, or the
+     *     replacement is over the limit
      * @throws DelayQueueException when Redis fails
      */
     public boolean reschedule(Job<T> job, Duration delay, T replacementPayload) {
@@ -505,7 +529,8 @@ public final class DelayQueue<T> {
                 num(toMillis(delay)),
                 keys.channel(),
                 num(replacementPayload == null ? 0 : 1),
-                replacement);
+                replacement,
+                shardedFlag());
         long r = (Long) call("reschedule", () -> RESCHEDULE.run(redis, rKeys, args));
         job.markSettled();
         return r == 1L;
@@ -517,14 +542,15 @@ public final class DelayQueue<T> {
      *
      * @return true when extended; false when the receipt is stale
      * @throws NullPointerException when an argument is null
-     * @throws IllegalArgumentException when {@code visibility} is not positive
+     * @throws IllegalArgumentException when {@code visibility} is not positive or over {@link #MAX_DELAY}
      * @throws DelayQueueException when Redis fails
      */
     public boolean extend(Job<T> job, Duration visibility) {
         Objects.requireNonNull(job, "job cannot be null");
         Objects.requireNonNull(visibility, "visibility cannot be null");
-        if (visibility.isNegative() || visibility.isZero()) {
-            throw new IllegalArgumentException("visibility must be positive, got " + visibility);
+        if (visibility.isNegative() || visibility.isZero() || visibility.compareTo(MAX_DELAY) > 0) {
+            throw new IllegalArgumentException(
+                    "visibility must be positive and at most " + MAX_DELAY.toDays() + " days, got " + visibility);
         }
         List<byte[]> eKeys = QueueKeys.list(keys.jobs(), keys.inflight());
         List<byte[]> args = List.of(utf8(job.id()), utf8(job.receipt()), num(toMillis(visibility)));
@@ -538,10 +564,11 @@ public final class DelayQueue<T> {
      *
      * @return true when the job existed
      * @throws NullPointerException when {@code id} is null
+     * @throws IllegalArgumentException when the id is empty or over 512 bytes
      * @throws DelayQueueException when Redis fails
      */
     public boolean cancel(String id) {
-        Objects.requireNonNull(id, "id cannot be null");
+        requireId(id);
         List<byte[]> cKeys = QueueKeys.list(keys.jobs(), keys.due(), keys.inflight(), keys.dead(), keys.errors());
         return (Long) call("cancel", () -> CANCEL.run(redis, cKeys, List.of(utf8(id)))) == 1L;
     }
@@ -551,10 +578,11 @@ public final class DelayQueue<T> {
      *
      * @return the job, or empty when there is no job with this id (never enqueued, acked or cancelled)
      * @throws NullPointerException when {@code id} is null
+     * @throws IllegalArgumentException when the id is empty or over 512 bytes
      * @throws DelayQueueException when Redis fails
      */
     public Optional<JobInfo> get(String id) {
-        Objects.requireNonNull(id, "id cannot be null");
+        requireId(id);
         List<byte[]> iKeys = QueueKeys.list(keys.jobs(), keys.due(), keys.inflight(), keys.dead(), keys.errors());
         List<?> reply = (List<?>) call("get", () -> INFO.run(redis, iKeys, List.of(utf8(id))));
         if (reply.isEmpty()) {
@@ -650,10 +678,11 @@ public final class DelayQueue<T> {
      *
      * @return true when moved; false when there is no dead job with this id
      * @throws NullPointerException when {@code id} is null
+     * @throws IllegalArgumentException when the id is empty or over 512 bytes
      * @throws DelayQueueException when Redis fails
      */
     public boolean requeueDead(String id) {
-        Objects.requireNonNull(id, "id cannot be null");
+        requireId(id);
         return requeue(utf8("id"), utf8(id)) == 1L;
     }
 
@@ -669,7 +698,8 @@ public final class DelayQueue<T> {
 
     private long requeue(byte[] mode, byte[] arg) {
         List<byte[]> rKeys = QueueKeys.list(keys.dead(), keys.due(), keys.jobs());
-        return (Long) call("requeueDead", () -> REQUEUE.run(redis, rKeys, List.of(keys.channel(), mode, arg)));
+        return (Long)
+                call("requeueDead", () -> REQUEUE.run(redis, rKeys, List.of(keys.channel(), mode, arg, shardedFlag())));
     }
 
     /**
@@ -702,6 +732,48 @@ public final class DelayQueue<T> {
 
     byte[] wakeChannel() {
         return keys.channel();
+    }
+
+    /** The scripts' publish flag: {@code 1} for SPUBLISH on a Redis 7.0+ cluster, else {@code 0}. */
+    private byte[] shardedFlag() {
+        byte[] flag = shardedFlag;
+        if (flag == null) {
+            flag = WakeSubscriber.publishFlag(redis);
+            if (flag == null) {
+                return PLAIN_FOR_NOW; // the cluster cannot say yet: publish plainly, ask again next time
+            }
+            shardedFlag = flag;
+        }
+        return flag;
+    }
+
+    /**
+     * The server's {@code maxmemory-policy}, read from {@code INFO memory} or, when INFO is not permitted
+     * (ACL {@code -@dangerous}), from {@code CONFIG GET}; empty when neither is allowed or Redis fails. On
+     * Cluster the client sends them to one node only.
+     */
+    Optional<String> evictionPolicy() {
+        try {
+            String info = Retry.onConnectionError(() -> redis.info("memory"));
+            for (String line : info.split("\\r?\\n")) {
+                if (line.startsWith("maxmemory_policy:")) {
+                    return Optional.of(
+                            line.substring("maxmemory_policy:".length()).trim());
+                }
+            }
+        } catch (RuntimeException e) { // NOPERM, or a client type that cannot send INFO
+            LOG.debug("queue '{}': INFO memory failed, trying CONFIG GET: {}", name, e.toString());
+        }
+        try {
+            java.util.Map<String, String> config = Retry.onConnectionError(() -> redis.configGet("maxmemory-policy"));
+            String policy = config.get("maxmemory-policy");
+            if (policy != null) {
+                return Optional.of(policy);
+            }
+        } catch (RuntimeException e) {
+            LOG.debug("queue '{}': CONFIG GET maxmemory-policy failed: {}", name, e.toString());
+        }
+        return Optional.empty();
     }
 
     private <R> R call(String op, Supplier<R> body) {
@@ -760,11 +832,29 @@ public final class DelayQueue<T> {
     }
 
     private static Duration requireDelay(Duration delay) {
-        Objects.requireNonNull(delay, "delay cannot be null");
+        return requireDelay(delay, "delay");
+    }
+
+    private static Duration requireDelay(Duration delay, String what) {
+        Objects.requireNonNull(delay, what + " cannot be null");
         if (delay.isNegative()) {
-            throw new IllegalArgumentException("delay cannot be negative, got " + delay);
+            throw new IllegalArgumentException(what + " cannot be negative, got " + delay);
+        }
+        if (delay.compareTo(MAX_DELAY) > 0) {
+            throw new IllegalArgumentException(
+                    what + " must be at most " + MAX_DELAY.toDays() + " days (MAX_DELAY), got " + delay);
         }
         return delay;
+    }
+
+    private Instant requireAt(Instant at) {
+        Objects.requireNonNull(at, "at cannot be null");
+        Instant now = clock.instant();
+        if (at.isAfter(now) && Duration.between(now, at).compareTo(MAX_DELAY) > 0) {
+            throw new IllegalArgumentException(
+                    "at must be at most " + MAX_DELAY.toDays() + " days (MAX_DELAY) ahead, got " + at);
+        }
+        return at;
     }
 
     private static long toMillis(Duration d) {
@@ -818,8 +908,9 @@ public final class DelayQueue<T> {
             this.redis = Objects.requireNonNull(redis, "redis cannot be null");
             Objects.requireNonNull(name, "name cannot be null");
             if (name.isEmpty() || name.length() > 200 || name.indexOf('{') >= 0 || name.indexOf('}') >= 0) {
+                String shown = name.length() > 200 ? name.length() + " characters" : "'" + name + "'";
                 throw new IllegalArgumentException(
-                        "queue name must be 1 to 200 characters without '{' or '}', got '" + name + "'");
+                        "queue name must be 1 to 200 characters without '{' or '}', got " + shown);
             }
             this.name = name;
             this.type = type;
@@ -843,14 +934,15 @@ public final class DelayQueue<T> {
          * How long a claimed job stays invisible before it is redelivered when not settled. Default 30 s.
          *
          * @throws NullPointerException when {@code timeout} is null
-         * @throws IllegalArgumentException when {@code timeout} is shorter than 1 ms
+         * @throws IllegalArgumentException when {@code timeout} is shorter than 1 ms or over {@link #MAX_DELAY}
          * @throws IllegalStateException when already set
          */
         public Builder<T> visibilityTimeout(Duration timeout) {
             once(visibilityTimeout, "visibilityTimeout");
             Objects.requireNonNull(timeout, "visibilityTimeout cannot be null");
-            if (timeout.toMillis() < 1) {
-                throw new IllegalArgumentException("visibilityTimeout must be at least 1 ms, got " + timeout);
+            if (timeout.compareTo(Duration.ofMillis(1)) < 0 || timeout.compareTo(MAX_DELAY) > 0) {
+                throw new IllegalArgumentException(
+                        "visibilityTimeout must be within [1 ms, " + MAX_DELAY.toDays() + " days], got " + timeout);
             }
             this.visibilityTimeout = timeout;
             return this;

@@ -51,6 +51,8 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
     private static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(30);
     private static final long MIN_IDLE_WAIT_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
     private static final AtomicInteger SERIAL = new AtomicInteger();
+    /** The most handler threads one worker runs. */
+    public static final int MAX_CONCURRENCY = 10_000;
 
     private final DelayQueue<T> queue;
     private final JobHandler<T> handler;
@@ -61,6 +63,7 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
     private final Semaphore permits;
     private final Thread dispatcher;
     private final WakeSubscriber subscriber;
+    private final boolean allowEvictionPolicy;
     private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicLong wakes = new AtomicLong();
@@ -74,6 +77,7 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
         this.concurrency = b.concurrency;
         this.batchSize = b.batchSize > 0 ? b.batchSize : Math.min(concurrency, 100);
         this.fallbackPollNanos = b.fallbackPoll.toNanos();
+        this.allowEvictionPolicy = b.allowEvictionPolicy;
         String base = "deferlock-" + queue.name() + "-" + SERIAL.incrementAndGet();
         this.executor = b.virtualThreads ? virtualThreadExecutor() : platformExecutor(base, concurrency);
         this.permits = new Semaphore(concurrency);
@@ -92,19 +96,54 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
     }
 
     /**
-     * Starts the dispatcher, the handler threads and the wake subscription.
+     * Checks the server's eviction policy, then starts the dispatcher, the handler threads and the wake
+     * subscription.
+     *
+     * <p>The check runs once per start: it reads {@code maxmemory_policy} from {@code INFO memory}, or from
+     * {@code CONFIG GET maxmemory-policy} when INFO is not permitted. An {@code allkeys-*} policy lets Redis
+     * evict queue keys and silently drop jobs, so the worker refuses to start unless the builder set {@link
+     * Builder#allowEvictionPolicy(boolean)}, in which case it logs a WARN. When neither command is allowed (an
+     * ACL user with {@code -@dangerous}) it logs one WARN saying it could not check, and starts. On Cluster
+     * the client sends the check to one node only.
      *
      * @return this worker
-     * @throws IllegalStateException when already started or closed
+     * @throws IllegalStateException when already started or closed, or when the server's {@code
+     *     maxmemory-policy} is {@code allkeys-*} and eviction was not allowed
      */
     public DelayQueueWorker<T> start() {
-        if (closed.get() || !started.compareAndSet(false, true)) {
+        if (closed.get() || started.get()) {
+            throw new IllegalStateException("worker for queue '" + queue.name() + "' was already started");
+        }
+        checkEvictionPolicy();
+        if (!started.compareAndSet(false, true)) {
             throw new IllegalStateException("worker for queue '" + queue.name() + "' was already started");
         }
         running = true;
         subscriber.start();
         dispatcher.start();
         return this;
+    }
+
+    private void checkEvictionPolicy() {
+        java.util.Optional<String> policy = queue.evictionPolicy();
+        if (policy.isEmpty()) {
+            LOG.warn(
+                    "queue '{}': could not check the server's maxmemory-policy (INFO and CONFIG GET are not"
+                            + " permitted or failed); if it is allkeys-*, Redis may evict queue keys and lose jobs",
+                    queue.name());
+            return;
+        }
+        String p = policy.get();
+        if (!p.startsWith("allkeys-")) {
+            return;
+        }
+        String problem = "queue '" + queue.name() + "': the server's maxmemory-policy is " + p
+                + ", so Redis may evict queue keys and silently drop jobs; set maxmemory-policy to noeviction (or a"
+                + " volatile-* policy: queue keys have no TTL)";
+        if (!allowEvictionPolicy) {
+            throw new IllegalStateException(problem + ", or build the worker with allowEvictionPolicy(true)");
+        }
+        LOG.warn("{} (starting anyway: allowEvictionPolicy(true))", problem);
     }
 
     /** True between {@link #start()} and {@link #close()}. */
@@ -125,13 +164,19 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
      *
      * @return true when every handler finished within the timeout
      * @throws NullPointerException when {@code timeout} is null
+     * @throws IllegalArgumentException when {@code timeout} is negative
      */
     public boolean close(Duration timeout) {
         Objects.requireNonNull(timeout, "timeout cannot be null");
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("timeout cannot be negative, got " + timeout);
+        }
         if (!closed.compareAndSet(false, true)) {
             return executor.isTerminated();
         }
-        long deadline = System.nanoTime() + timeout.toNanos();
+        // saturate: a timeout of centuries means "wait as long as it takes", not an overflow
+        long timeoutNanos = timeout.compareTo(Duration.ofDays(10_000)) > 0 ? Long.MAX_VALUE / 4 : timeout.toNanos();
+        long deadline = System.nanoTime() + timeoutNanos;
         running = false;
         wake();
         subscriber.close();
@@ -366,6 +411,8 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
         private Boolean virtualThreads;
         private int batchSize;
         private Duration fallbackPoll;
+        private Boolean allowEvictionPolicyValue;
+        private boolean allowEvictionPolicy;
 
         private Builder(DelayQueue<T> queue, JobHandler<T> handler) {
             this.queue = Objects.requireNonNull(queue, "queue cannot be null");
@@ -375,13 +422,13 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
         /**
          * How many handlers run at once. Default 1.
          *
-         * @throws IllegalArgumentException when {@code n < 1}
+         * @throws IllegalArgumentException when {@code n} is not within [1, {@link #MAX_CONCURRENCY}]
          * @throws IllegalStateException when already set
          */
         public Builder<T> concurrency(int n) {
             once(concurrency == 0 ? null : concurrency, "concurrency");
-            if (n < 1) {
-                throw new IllegalArgumentException("concurrency must be >= 1, got " + n);
+            if (n < 1 || n > MAX_CONCURRENCY) {
+                throw new IllegalArgumentException("concurrency must be within [1, " + MAX_CONCURRENCY + "], got " + n);
             }
             this.concurrency = n;
             return this;
@@ -424,10 +471,24 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
         public Builder<T> fallbackPoll(Duration interval) {
             once(fallbackPoll, "fallbackPoll");
             Objects.requireNonNull(interval, "fallbackPoll cannot be null");
-            if (interval.toMillis() < 1 || interval.compareTo(Duration.ofHours(1)) > 0) {
+            if (interval.compareTo(Duration.ofMillis(1)) < 0 || interval.compareTo(Duration.ofHours(1)) > 0) {
                 throw new IllegalArgumentException("fallbackPoll must be within [1 ms, 1 h], got " + interval);
             }
             this.fallbackPoll = interval;
+            return this;
+        }
+
+        /**
+         * Start even when the server's {@code maxmemory-policy} is {@code allkeys-*} (Redis may evict queue keys
+         * and lose jobs), with a WARN instead of the {@link IllegalStateException} {@link
+         * DelayQueueWorker#start()} throws by default. Default false.
+         *
+         * @throws IllegalStateException when already set
+         */
+        public Builder<T> allowEvictionPolicy(boolean allow) {
+            once(allowEvictionPolicyValue, "allowEvictionPolicy");
+            this.allowEvictionPolicyValue = allow;
+            this.allowEvictionPolicy = allow;
             return this;
         }
 

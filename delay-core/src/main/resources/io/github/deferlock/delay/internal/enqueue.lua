@@ -8,22 +8,24 @@
 -- KEYS[1] due zset (score = due time, epoch ms)
 -- KEYS[2] jobs hash (id -> envelope)
 -- KEYS[3] sequence counter (string)
--- ARGV[1] wake channel; PUBLISHed with the due ms when a new job becomes the earliest one
--- ARGV[2..] four per job: id, mode ("d" = delay ms from the server's TIME, "a" = absolute epoch ms),
+-- ARGV[1] wake channel; published with the due ms when a new job becomes the earliest one
+-- ARGV[2] '1' to publish with SPUBLISH (Redis 7.0+ cluster: sharded pub/sub; the channel has the queue's
+--         hash tag, so the notice stays in its shard), else PUBLISH
+-- ARGV[3..] four per job: id, mode ("d" = delay ms from the server's TIME, "a" = absolute epoch ms),
 --           the delay or time in ms, payload
 -- returns {now ms, status 1, due ms 1, status 2, due ms 2, ...}: status 1 = added, 0 = the id exists and
 --         nothing was written (due ms is then its current due time, or -1 when it is in flight or dead)
 if redis.replicate_commands then redis.replicate_commands() end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local n = (#ARGV - 1) / 4
+local n = (#ARGV - 2) / 4
 local head = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 local headScore = head[2] and tonumber(head[2])
 local base = redis.call('INCRBY', KEYS[3], n) - n
 local out = {now}
 local minNew = nil
 for i = 0, n - 1 do
-  local b = 2 + i * 4
+  local b = 3 + i * 4
   local id = ARGV[b]
   local prefix = string.format('%012x', base + i + 1)
   if redis.call('HSETNX', KEYS[2], id, prefix .. 'w0|||' .. ARGV[b + 3]) == 0 then
@@ -41,6 +43,6 @@ for i = 0, n - 1 do
   end
 end
 if minNew ~= nil and (headScore == nil or minNew < headScore) then
-  redis.call('PUBLISH', ARGV[1], minNew)
+  redis.call(ARGV[2] == '1' and 'SPUBLISH' or 'PUBLISH', ARGV[1], minNew)
 end
 return out

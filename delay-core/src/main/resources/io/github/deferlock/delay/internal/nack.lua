@@ -3,7 +3,8 @@
 --
 -- KEYS[1] jobs hash, KEYS[2] in-flight zset, KEYS[3] due zset, KEYS[4] dead zset, KEYS[5] errors hash
 -- ARGV[1] job id, ARGV[2] receipt, ARGV[3] error text (stored as the last error),
--- ARGV[4] retry delay ms, ARGV[5] max attempts (0 = dead-letter now), ARGV[6] wake channel
+-- ARGV[4] retry delay ms, ARGV[5] max attempts (0 = dead-letter now), ARGV[6] wake channel,
+-- ARGV[7] '1' to publish with SPUBLISH (Redis 7.0+ cluster), else PUBLISH
 -- returns 0 stale receipt or no such job, 1 due again at now + delay, 2 moved to the dead letters
 if redis.replicate_commands then redis.replicate_commands() end
 local id = ARGV[1]
@@ -29,5 +30,5 @@ local due = now + tonumber(ARGV[4])
 local head = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
 redis.call('ZADD', KEYS[3], due, member)
 redis.call('HSET', KEYS[1], id, string.sub(env, 1, 12) .. 'w' .. attempts .. '||' .. string.sub(env, i3))
-if not head[2] or due < tonumber(head[2]) then redis.call('PUBLISH', ARGV[6], due) end
+if not head[2] or due < tonumber(head[2]) then redis.call(ARGV[7] == '1' and 'SPUBLISH' or 'PUBLISH', ARGV[6], due) end
 return 1

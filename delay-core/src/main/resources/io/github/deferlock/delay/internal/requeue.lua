@@ -2,7 +2,7 @@
 --
 -- KEYS[1] dead zset, KEYS[2] due zset, KEYS[3] jobs hash
 -- ARGV[1] wake channel, ARGV[2] "id" to requeue the job ARGV[3], or "oldest" to requeue up to ARGV[3]
---         of the oldest dead letters
+--         of the oldest dead letters, ARGV[4] '1' to publish with SPUBLISH (Redis 7.0+ cluster), else PUBLISH
 -- returns the number of jobs requeued
 if redis.replicate_commands then redis.replicate_commands() end
 local t = redis.call('TIME')
@@ -31,5 +31,5 @@ for _, member in ipairs(members) do
     redis.call('ZREM', KEYS[1], member)
   end
 end
-if moved > 0 then redis.call('PUBLISH', ARGV[1], now) end
+if moved > 0 then redis.call(ARGV[4] == '1' and 'SPUBLISH' or 'PUBLISH', ARGV[1], now) end
 return moved

@@ -3,7 +3,8 @@
 --
 -- KEYS[1] jobs hash, KEYS[2] in-flight zset, KEYS[3] due zset
 -- ARGV[1] job id, ARGV[2] receipt, ARGV[3] delay ms, ARGV[4] wake channel,
--- ARGV[5] "1" to replace the payload with ARGV[6], "0" to keep it
+-- ARGV[5] "1" to replace the payload with ARGV[6], "0" to keep it,
+-- ARGV[7] '1' to publish with SPUBLISH (Redis 7.0+ cluster), else PUBLISH
 -- returns 1 when rescheduled, 0 when the receipt is stale or the job does not exist
 if redis.replicate_commands then redis.replicate_commands() end
 local id = ARGV[1]
@@ -25,5 +26,5 @@ local head = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
 redis.call('ZREM', KEYS[2], member)
 redis.call('ZADD', KEYS[3], due, member)
 redis.call('HSET', KEYS[1], id, string.sub(env, 1, 12) .. 'w' .. attempts .. '|||' .. payload)
-if not head[2] or due < tonumber(head[2]) then redis.call('PUBLISH', ARGV[4], due) end
+if not head[2] or due < tonumber(head[2]) then redis.call(ARGV[7] == '1' and 'SPUBLISH' or 'PUBLISH', ARGV[4], due) end
 return 1
