@@ -64,8 +64,16 @@ final class ShardedSubscriber implements ReleaseNotices {
         Shard shard = routes.remove(channel);
         if (shard != null) {
             shard.channels.remove(channel);
-            if (shard.pubSub != null) {
-                send(() -> shard.pubSub.sunsubscribe(channel.array()));
+            Notices pubSub = shard.pubSub;
+            if (pubSub != null) {
+                if (shard.channels.isEmpty()) {
+                    // this SUNSUBSCRIBE ends the connection's subscription and Jedis hands the connection back
+                    // to the pool: retire the shard, so nothing more is sent on it (a later SSUBSCRIBE's reply
+                    // would be left for the pool's next user); the next watch opens a fresh shard
+                    shard.pubSub = null;
+                    shards.remove(shard.node, shard);
+                }
+                send(() -> pubSub.sunsubscribe(channel.array()));
             }
         }
     }
@@ -236,13 +244,13 @@ final class ShardedSubscriber implements ReleaseNotices {
         }
 
         void unsubscribed(Notices notices, byte[] channel) {
-            boolean moved;
             synchronized (ShardedSubscriber.this) {
-                moved = pubSub == notices && routes.get(ByteBuffer.wrap(channel)) == this;
-            }
-            if (moved) {
-                // the server dropped a channel we still watch: its slot moved; end this connection and reroute
-                send(notices::sunsubscribe);
+                if (pubSub == notices && routes.get(ByteBuffer.wrap(channel)) == this) {
+                    // the server dropped a channel we still watch: its slot moved; end this connection (the
+                    // thread then re-routes every channel) and send nothing more on it
+                    pubSub = null;
+                    send(notices::sunsubscribe);
+                }
             }
         }
     }
