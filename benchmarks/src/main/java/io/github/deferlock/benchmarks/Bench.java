@@ -16,7 +16,7 @@ import java.util.Locale;
  * docs/benchmarks.md}.
  *
  * <pre>
- * ./bench [--quick] [--redis redis://host:port] [--only PREFIX] [--out DIR] [--note TEXT]
+ * ./bench [--quick] [--redis redis://host:port] [--only PREFIX] [--out DIR] [--note TEXT] [--render-only]
  * </pre>
  *
  * <ul>
@@ -25,12 +25,17 @@ import java.util.Locale;
  *   <li>{@code --only}: run only the metric ids starting with PREFIX; the others keep the figures of the
  *       results.json already in {@code --out};
  *   <li>{@code --out}: the project root the two files are written under (default: the working directory);
- *   <li>{@code --note}: a remark on the machine, printed in the report's header.
+ *   <li>{@code --note}: a remark on the machine, printed in the report's header;
+ *   <li>{@code --render-only}: rewrite docs/benchmarks.md from the results.json of the last run (e.g. after
+ *       editing the explanations in {@code limits.md}), measuring nothing.
  * </ul>
  *
  * Progress goes to stderr, one line per figure.
  */
 public final class Bench {
+
+    /** The slf4j-simple level property; the run sets it to warn unless given. */
+    static final String LOG_LEVEL = "org.slf4j.simpleLogger.defaultLogLevel";
 
     private Bench() {}
 
@@ -59,11 +64,17 @@ public final class Bench {
      * written with a null figure).
      */
     static int run(String[] args) {
+        if (System.getProperty(LOG_LEVEL) == null) {
+            System.setProperty(LOG_LEVEL, "warn");
+        }
+        // Redisson logs an ERROR each time an RDelayedQueue is created (deprecated); the report says so once.
+        System.setProperty("org.slf4j.simpleLogger.log.org.redisson.Redisson", "off");
         Settings settings = Settings.full();
         String redisUri = null;
         String only = null;
         String note = null;
         Path out = Path.of(".");
+        boolean renderOnly = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--quick" -> settings = Settings.quick();
@@ -72,13 +83,22 @@ public final class Bench {
                 case "--only" -> only = value(args, ++i, "--only");
                 case "--out" -> out = Path.of(value(args, ++i, "--out"));
                 case "--note" -> note = value(args, ++i, "--note");
+                case "--render-only" -> renderOnly = true;
                 case "-h", "--help" -> {
                     System.err.println("usage: ./bench [--quick] [--redis redis://host:port] [--only PREFIX]"
-                            + " [--out DIR] [--note TEXT]");
+                            + " [--out DIR] [--note TEXT] [--render-only]");
                     return 0;
                 }
                 default -> throw new IllegalArgumentException("unknown argument " + args[i] + " (try --help)");
             }
+        }
+        Path json = out.resolve("benchmarks/results.json");
+        Path md = out.resolve("docs/benchmarks.md");
+        Path context = out.resolve("benchmarks/target/last-run-context.json");
+        if (renderOnly) {
+            Report.write(md, Report.Context.load(context), Results.read(json));
+            Progress.line("wrote %s from %s", md.normalize(), json.normalize());
+            return 0;
         }
         String prefix = only;
         if (prefix != null && Metrics.ALL.stream().noneMatch(m -> m.id().startsWith(prefix))) {
@@ -121,26 +141,23 @@ public final class Bench {
                     }
                 }
             }
-            Results all = prefix == null ? new Results() : Results.read(out.resolve("benchmarks/results.json"));
+            Results all = prefix == null ? new Results() : Results.read(json);
             all.overlay(fresh);
-            Path json = out.resolve("benchmarks/results.json");
-            Path md = out.resolve("docs/benchmarks.md");
             all.write(json);
-            Report.write(
-                    md,
-                    new Report.Context(
-                            date,
-                            settings.mode(),
-                            System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"),
-                            version,
-                            where,
-                            Runtime.getRuntime().availableProcessors(),
-                            cpuModel(),
-                            System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
-                                    + System.getProperty("os.arch"),
-                            note,
-                            prefix),
-                    all);
+            Report.Context ctx = new Report.Context(
+                    date,
+                    settings.mode(),
+                    System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"),
+                    version,
+                    where,
+                    Runtime.getRuntime().availableProcessors(),
+                    cpuModel(),
+                    System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
+                            + System.getProperty("os.arch"),
+                    note,
+                    prefix);
+            Report.write(md, ctx, all);
+            ctx.save(context);
             Progress.line("wrote %s and %s", json.normalize(), md.normalize());
             for (Metric m : Metrics.ALL) {
                 String v = Report.verdict(m, all.get(m.id()));

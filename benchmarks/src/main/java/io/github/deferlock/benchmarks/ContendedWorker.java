@@ -5,8 +5,10 @@ import java.time.Duration;
 /**
  * The child JVM of {@code lock.contended.2jvm.*}: opens one side, waits for the shared start time, contends
  * for the shared key and prints {@code RESULT <acquisitions> <late-start ms> <waits in µs, comma separated>}.
+ * It prints {@code READY} once its client is open, then waits for the parent to write the start time (epoch
+ * ms) into the go file, so a slow client start never eats into the window.
  *
- * <p>Arguments: side, redis URI, threads, key, start (epoch ms), warm-up ms, measure ms.
+ * <p>Arguments: side, redis URI, threads, key, go file, warm-up ms, measure ms.
  */
 public final class ContendedWorker {
 
@@ -19,10 +21,16 @@ public final class ContendedWorker {
             Redis redis = Redis.parse(args[1]);
             int threads = Integer.parseInt(args[2]);
             String key = args[3];
-            long startAt = Long.parseLong(args[4]);
+            java.nio.file.Path go = java.nio.file.Path.of(args[4]);
             long warmup = Long.parseLong(args[5]);
             long measure = Long.parseLong(args[6]);
             try (LockSide s = LockSide.open(side, redis)) {
+                System.out.println("READY");
+                System.out.flush();
+                while (!java.nio.file.Files.exists(go)) {
+                    Thread.sleep(2);
+                }
+                long startAt = Long.parseLong(java.nio.file.Files.readString(go).trim());
                 long late = Math.max(0, System.currentTimeMillis() - startAt);
                 long sleep = startAt - System.currentTimeMillis();
                 if (sleep > 0) {

@@ -36,22 +36,35 @@ final class LockBenchmarks {
         this.results = results;
     }
 
-    void uncontended(int threads) {
+    void uncontended(int threads) throws InterruptedException {
         String id = "lock.uncontended.t" + threads;
-        for (String side : LockSide.UNCONTENDED) {
-            double score = jmh(side, threads);
-            results.put(id, side, score);
-            Progress.figure(id, side, score, "cycles/s");
+        if (threads == 1 && settings.probe()) {
+            for (String side : LockSide.UNCONTENDED) {
+                results.note(id, side + " commands/cycle", commandsPerCycle(side, 500));
+            }
         }
+        java.util.Map<String, List<Double>> scores = new java.util.LinkedHashMap<>();
+        for (int round = 1; round <= settings.rounds(); round++) {
+            for (String side : LockSide.UNCONTENDED) {
+                List<Double> got = jmh(side, threads);
+                scores.computeIfAbsent(side, k -> new ArrayList<>()).addAll(got);
+                Progress.figure(id, side + " r" + round, median(got), "cycles/s");
+            }
+        }
+        scores.forEach((side, all) -> {
+            results.put(id, side, median(all));
+            Progress.figure(id, side, median(all), "cycles/s (median)");
+        });
         results.note(
                 id,
                 "method",
-                "JMH throughput, " + settings.jmhIterations() + " × " + settings.jmhIterationTime()
-                        + " after " + settings.jmhWarmups() + " warm-up iterations, " + settings.jmhForks()
-                        + " fork(s); the figure is the median iteration");
+                "JMH throughput mode; " + settings.rounds() + " round(s), the sides taking "
+                        + "turns; each a fresh fork (" + settings.jmhForks() + ") with " + settings.jmhWarmups()
+                        + " warm-up and " + settings.jmhIterations() + " measured iterations of "
+                        + settings.jmhIterationTime().toMillis() + " ms; the figure is the median measured iteration");
     }
 
-    private double jmh(String side, int threads) {
+    private List<Double> jmh(String side, int threads) {
         Path log;
         try {
             log = Files.createTempFile("deferlock-jmh-", ".log");
@@ -69,7 +82,7 @@ final class LockBenchmarks {
                 .measurementTime(
                         TimeValue.milliseconds(settings.jmhIterationTime().toMillis()))
                 .forks(settings.jmhForks())
-                .jvmArgs("-Xmx512m")
+                .jvmArgs("-Xmx512m", "-D" + Bench.LOG_LEVEL + "=warn")
                 .shouldFailOnError(true)
                 .output(log.toString())
                 .build();
@@ -84,9 +97,40 @@ final class LockBenchmarks {
             if (scores.isEmpty()) {
                 throw new IllegalStateException("JMH returned no result for " + side + "; see " + log);
             }
-            return median(scores);
+            return scores;
         } catch (RunnerException e) {
             throw new IllegalStateException("JMH failed for " + side + "; see " + log, e);
+        }
+    }
+
+    /** Redis commands one uncontended cycle of {@code side} sends, from an INFO commandstats delta. */
+    String commandsPerCycle(String side, int cycles) throws InterruptedException {
+        try (LockSide s = LockSide.open(side, redis);
+                redis.clients.jedis.Jedis stats = redis.connection()) {
+            LockSide.Cycle c = s.lock(LockSide.freshKey("probe"));
+            for (int i = 0; i < cycles; i++) { // warm: scripts loaded, connections open
+                c.lock();
+                c.unlock();
+            }
+            Thread.sleep(100);
+            java.util.Map<String, Long> before = Redis.commandStats(stats);
+            for (int i = 0; i < cycles; i++) {
+                c.lock();
+                c.unlock();
+            }
+            java.util.Map<String, Long> after = Redis.commandStats(stats);
+            StringBuilder sb = new StringBuilder();
+            new java.util.TreeMap<>(after).forEach((cmd, n) -> {
+                long d = n - before.getOrDefault(cmd, 0L) - (cmd.equals("info") ? 1 : 0);
+                if (d > 0) {
+                    sb.append(sb.length() == 0 ? "" : ", ")
+                            .append(cmd)
+                            .append(' ')
+                            .append(String.format(java.util.Locale.ROOT, "%.2f", d / (double) cycles));
+                }
+            });
+            Progress.line("%-36s %-10s commands per cycle: %s", "lock.uncontended.t1", side, sb);
+            return sb.toString();
         }
     }
 
@@ -100,25 +144,67 @@ final class LockBenchmarks {
     void contendedOneJvm() {
         String tp = "lock.contended.hold1ms.throughput";
         String wait = "lock.contended.hold1ms.p99wait";
-        for (String side : List.of("deferlock", "raw", "redisson", "seed")) {
-            String open = side.equals("raw") ? "fair-jvm" : side;
-            Contention c;
-            try (LockSide s = LockSide.open(open, redis)) {
-                c = contend(s, CONTENDED_THREADS, settings.warmup(), settings.measure());
+        List<String> sides = List.of("deferlock", "raw", "redisson", "seed");
+        java.util.Map<String, Contention> pooled = new java.util.LinkedHashMap<>();
+        Duration slice = settings.measure().dividedBy(settings.rounds());
+        for (int round = 1; round <= settings.rounds(); round++) {
+            for (String side : sides) {
+                String open = side.equals("raw") ? "fair-jvm" : side;
+                Contention c;
+                try (LockSide s = LockSide.open(open, redis);
+                        redis.clients.jedis.Jedis stats = redis.connection()) {
+                    java.util.Map<String, Long> before = Redis.commandStats(stats);
+                    c = contend(s, CONTENDED_THREADS, settings.warmup(), slice);
+                    if (!side.equals("raw")) {
+                        results.note(
+                                tp,
+                                side + " commands/acquisition",
+                                Redis.delta(before, Redis.commandStats(stats), Math.max(1, c.allAcquisitions())));
+                    }
+                }
+                Progress.line(
+                        "%-36s %-10s %14s cycles/s, p99 wait %s ms",
+                        "lock.contended.hold1ms",
+                        side + " r" + round,
+                        Report.number(c.throughput()),
+                        Report.number(c.waits().percentileMillis(99)));
+                pooled.merge(side, c, Contention::plus);
             }
+        }
+        pooled.forEach((side, c) -> {
             results.put(tp, side, c.throughput());
             results.put(wait, side, c.waits().percentileMillis(99));
             Progress.figure(tp, side, c.throughput(), "cycles/s");
             Progress.figure(wait, side, c.waits().percentileMillis(99), "ms");
-        }
+        });
+        results.note(
+                tp,
+                "method",
+                CONTENDED_THREADS + " threads lock one key, `Thread.sleep(1)` while holding, "
+                        + "unlock, repeat; " + settings.rounds() + " round(s) of " + slice.toMillis()
+                        + " ms per side after "
+                        + settings.warmup().toMillis()
+                        + " ms warm-up, sides taking turns; figures pooled over the rounds");
         results.note(tp, "raw", "in-process fair java.util.concurrent.locks.ReentrantLock doing the same work");
+        results.note(tp, "redisson", "`RLock.lock()`/`unlock()`, defaults (watchdog 30 s, pub/sub wake-up)");
         results.note(tp, "seed", "bare Jedis SET NX PX spin lock, Thread.sleep(1) on failure");
     }
 
     /** The outcome of a contention run. */
-    record Contention(long acquisitions, Duration measured, Samples waits) {
+    record Contention(long acquisitions, Duration measured, Samples waits, long allAcquisitions) {
         double throughput() {
             return acquisitions / (measured.toNanos() / 1e9);
+        }
+
+        Contention plus(Contention other) {
+            Samples all = new Samples();
+            all.addAll(waits);
+            all.addAll(other.waits);
+            return new Contention(
+                    acquisitions + other.acquisitions,
+                    measured.plus(other.measured),
+                    all,
+                    allAcquisitions + other.allAcquisitions);
         }
     }
 
@@ -135,6 +221,7 @@ final class LockBenchmarks {
     /** Like {@link #contend} with the window given as {@link System#nanoTime()} bounds. */
     static Contention contendUntil(LockSide side, String key, int threads, long from, long to) {
         AtomicLong count = new AtomicLong();
+        AtomicLong every = new AtomicLong();
         List<Samples> waits = new ArrayList<>();
         List<Thread> workers = new ArrayList<>();
         CountDownLatch done = new CountDownLatch(threads);
@@ -153,6 +240,7 @@ final class LockBenchmarks {
                                 }
                                 cycle.lock();
                                 long t1 = System.nanoTime();
+                                every.incrementAndGet();
                                 try {
                                     if (t1 >= from && t1 < to) {
                                         count.incrementAndGet();
@@ -191,16 +279,51 @@ final class LockBenchmarks {
         }
         Samples all = new Samples();
         waits.forEach(all::addAll);
-        return new Contention(count.get(), Duration.ofNanos(to - from), all);
+        return new Contention(count.get(), Duration.ofNanos(to - from), all, every.get());
     }
 
     /** 2 processes × 4 threads, one key, 1 ms hold: deferlock, Redisson, spin lock (seed). */
     void contendedTwoJvms() {
         String tp = "lock.contended.2jvm.throughput";
         String wait = "lock.contended.2jvm.p99wait";
-        for (String side : List.of("deferlock", "redisson", "seed")) {
+        java.util.Map<String, Contention> pooled = new java.util.LinkedHashMap<>();
+        Duration slice = settings.measure().dividedBy(settings.rounds());
+        for (int round = 1; round <= settings.rounds(); round++) {
+            for (String side : List.of("deferlock", "redisson", "seed")) {
+                Contention c = twoJvms(side, slice);
+                Progress.line(
+                        "%-36s %-10s %14s cycles/s, p99 wait %s ms",
+                        "lock.contended.2jvm",
+                        side + " r" + round,
+                        Report.number(c.throughput()),
+                        Report.number(c.waits().percentileMillis(99)));
+                pooled.merge(side, c, Contention::plus);
+            }
+        }
+        pooled.forEach((side, c) -> {
+            results.put(tp, side, c.throughput());
+            results.put(wait, side, c.waits().percentileMillis(99));
+            Progress.figure(tp, side, c.throughput(), "cycles/s");
+            Progress.figure(wait, side, c.waits().percentileMillis(99), "ms");
+        });
+        results.note(
+                tp,
+                "method",
+                "2 JVMs × " + CONTENDED_THREADS / 2 + " threads, one key, the hold1ms loop; "
+                        + "both JVMs start the window together (a go file); " + settings.rounds() + " round(s) of "
+                        + slice.toMillis() + " ms per side, sides taking turns; figures pooled");
+    }
+
+    private Contention twoJvms(String side, Duration measure) {
+        {
             String key = LockSide.freshKey("twojvm");
-            long startAt = System.currentTimeMillis() + 5_000;
+            Path go;
+            try {
+                go = Files.createTempFile("deferlock-2jvm-", ".go");
+                Files.delete(go);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
             List<JvmProcess> children = new ArrayList<>();
             long total = 0;
             Samples waits = new Samples();
@@ -208,19 +331,30 @@ final class LockBenchmarks {
                 for (int i = 0; i < 2; i++) {
                     children.add(JvmProcess.start(
                             ContendedWorker.class,
-                            List.of("-Xmx256m", "-XX:+UseSerialGC"),
+                            List.of("-Xmx256m", "-D" + Bench.LOG_LEVEL + "=warn"),
                             side,
                             redis.uri(),
                             String.valueOf(CONTENDED_THREADS / 2),
                             key,
-                            String.valueOf(startAt),
+                            go.toString(),
                             String.valueOf(settings.warmup().toMillis()),
-                            String.valueOf(settings.measure().toMillis())));
+                            String.valueOf(measure.toMillis())));
                 }
-                Duration timeout = Duration.ofMillis(startAt - System.currentTimeMillis())
-                        .plus(settings.warmup())
-                        .plus(settings.measure())
-                        .plusSeconds(60);
+                for (JvmProcess child : children) {
+                    String ready =
+                            child.awaitLine(l -> l.equals("READY") || l.startsWith("FAILED"), Duration.ofSeconds(90));
+                    if (!ready.equals("READY")) {
+                        throw new IllegalStateException("2-JVM contender failed: " + String.join("\n", child.output()));
+                    }
+                }
+                long startAt = System.currentTimeMillis() + 300;
+                try {
+                    Files.writeString(go.resolveSibling(go.getFileName() + ".tmp"), Long.toString(startAt));
+                    Files.move(go.resolveSibling(go.getFileName() + ".tmp"), go);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+                Duration timeout = settings.warmup().plus(measure).plusSeconds(60);
                 for (JvmProcess child : children) {
                     String result = child.awaitLine(l -> l.startsWith("RESULT ") || l.startsWith("FAILED"), timeout);
                     if (result.startsWith("FAILED")) {
@@ -235,12 +369,13 @@ final class LockBenchmarks {
                 }
             } finally {
                 children.forEach(JvmProcess::close);
+                try {
+                    Files.deleteIfExists(go);
+                } catch (IOException ignored) {
+                    // a temp file
+                }
             }
-            double throughput = total / (settings.measure().toNanos() / 1e9);
-            results.put(tp, side, throughput);
-            results.put(wait, side, waits.percentileMillis(99));
-            Progress.figure(tp, side, throughput, "cycles/s");
-            Progress.figure(wait, side, waits.percentileMillis(99), "ms");
+            return new Contention(total, measure, waits, total);
         }
     }
 }

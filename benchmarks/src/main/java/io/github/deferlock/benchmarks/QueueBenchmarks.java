@@ -97,56 +97,83 @@ final class QueueBenchmarks {
         String t1 = "queue.enqueue.t1";
         String batch = "queue.enqueue.batch";
         Duration w = settings.warmup();
-        Duration m = settings.enqueueTime();
+        Duration m = settings.enqueueTime().dividedBy(settings.rounds());
+        java.util.Map<String, List<Double>> single = new java.util.LinkedHashMap<>();
+        java.util.Map<String, List<Double>> batched = new java.util.LinkedHashMap<>();
+        RedissonClient r = redis.redisson();
         try (RedisClient client = redis.jedis()) {
             DelayQueue<String> q =
                     DelayQueue.builder(client, "bench-enqueue", String.class).build();
-            double ours = rate(w, m, 1, seq -> q.enqueue(payload(seq, 0), FAR));
-            record(t1, "deferlock", ours, "jobs/s");
-            redis.flushAll();
-            double seed = rate(
-                    w,
-                    m,
-                    1,
-                    seq -> client.zadd("seed-enqueue", System.currentTimeMillis() + FAR.toMillis(), payload(seq, 0)));
-            record(t1, "seed", seed, "jobs/s");
-            redis.flushAll();
-            double oursBatch = rate(w, m, CHUNK, seq -> {
-                List<String> jobs = new ArrayList<>(CHUNK);
-                for (int i = 0; i < CHUNK; i++) {
-                    jobs.add(payload(seq * CHUNK + i, 0));
-                }
-                q.enqueueAll(jobs, FAR);
-            });
-            record(batch, "deferlock", oursBatch, "jobs/s");
-            redis.flushAll();
-            double rawBatch = rate(w, m, CHUNK, seq -> {
-                try (AbstractPipeline p = client.pipelined()) {
-                    long due = System.currentTimeMillis() + FAR.toMillis();
-                    for (int i = 0; i < CHUNK; i++) {
-                        p.zadd("raw-enqueue", due, payload(seq * CHUNK + i, 0));
-                    }
-                    p.sync();
-                }
-            });
-            record(batch, "raw", rawBatch, "jobs/s");
-            redis.flushAll();
-        }
-        RedissonClient r = redis.redisson();
-        try {
             RBlockingQueue<String> dest = r.getBlockingQueue("redisson-enqueue");
             RDelayedQueue<String> delayed = delayedQueue(r, dest);
-            double theirs = rate(w, m, 1, seq -> delayed.offer(payload(seq, 0), FAR.toMillis(), TimeUnit.MILLISECONDS));
-            record(t1, "redisson", theirs, "jobs/s");
+            for (int round = 1; round <= settings.rounds(); round++) {
+                redis.flushAll();
+                add(single, "deferlock", rate(w, m, 1, seq -> q.enqueue(payload(seq, 0), FAR)));
+                redis.flushAll();
+                add(
+                        single,
+                        "seed",
+                        rate(
+                                w,
+                                m,
+                                1,
+                                seq -> client.zadd(
+                                        "seed-enqueue", System.currentTimeMillis() + FAR.toMillis(), payload(seq, 0))));
+                redis.flushAll();
+                add(
+                        single,
+                        "redisson",
+                        rate(w, m, 1, seq -> delayed.offer(payload(seq, 0), FAR.toMillis(), TimeUnit.MILLISECONDS)));
+                redis.flushAll();
+                add(batched, "deferlock", rate(w, m, CHUNK, seq -> {
+                    List<String> jobs = new ArrayList<>(CHUNK);
+                    for (int i = 0; i < CHUNK; i++) {
+                        jobs.add(payload(seq * CHUNK + i, 0));
+                    }
+                    q.enqueueAll(jobs, FAR);
+                }));
+                redis.flushAll();
+                add(batched, "raw", rate(w, m, CHUNK, seq -> {
+                    try (AbstractPipeline p = client.pipelined()) {
+                        long due = System.currentTimeMillis() + FAR.toMillis();
+                        for (int i = 0; i < CHUNK; i++) {
+                            p.zadd("raw-enqueue", due, payload(seq * CHUNK + i, 0));
+                        }
+                        p.sync();
+                    }
+                }));
+            }
+            redis.flushAll();
+            try (Jedis stats = redis.connection()) {
+                java.util.Map<String, Long> before = Redis.commandStats(stats);
+                for (int i = 0; i < 200; i++) {
+                    q.enqueue(payload(i, 0), FAR);
+                }
+                results.note(
+                        t1,
+                        "deferlock commands/job (INFO commandstats, incl. inside scripts)",
+                        Redis.delta(before, Redis.commandStats(stats), 200));
+            }
             delayed.destroy();
         } finally {
             r.shutdown(0, 2, TimeUnit.SECONDS);
         }
+        single.forEach((side, v) -> record(t1, side, LockBenchmarks.median(v), "jobs/s (median of rounds)"));
+        batched.forEach((side, v) -> record(batch, side, LockBenchmarks.median(v), "jobs/s (median of rounds)"));
+        String method = settings.rounds() + " round(s) of " + m.toMillis() + " ms per side after " + w.toMillis()
+                + " ms warm-up, sides taking turns; the figure is the median round";
+        results.note(t1, "method", method);
+        results.note(batch, "method", method);
         results.note(t1, "deferlock", "`DelayQueue.enqueue(payload, 1 h)`: one EVALSHA, delay from server TIME");
         results.note(t1, "redisson", "`RDelayedQueue.offer(payload, 1, HOURS)`");
         results.note(t1, "seed", "`ZADD queue dueMillis payload`");
         results.note(batch, "deferlock", "`DelayQueue.enqueueAll(1,000 payloads, 1 h)`");
         results.note(batch, "raw", "1,000 `ZADD`s in one Jedis pipeline (no job record, no id)");
+    }
+
+    private static void add(java.util.Map<String, List<Double>> m, String side, double v) {
+        m.computeIfAbsent(side, k -> new ArrayList<>()).add(v);
+        Progress.line("%-36s %-10s %14s jobs/s", "queue.enqueue", side, Report.number(v));
     }
 
     void throughput() throws Exception {
@@ -158,6 +185,8 @@ final class QueueBenchmarks {
                     DelayQueue.builder(client, "bench-drain", String.class).build();
             fill(q, n, Duration.ZERO);
             CountDownLatch done = new CountDownLatch(n);
+            Jedis stats = redis.connection();
+            java.util.Map<String, Long> before = Redis.commandStats(stats);
             long start = System.nanoTime();
             DelayQueueWorker<String> worker = DelayQueueWorker.builder(q, job -> done.countDown())
                     .concurrency(workers)
@@ -166,6 +195,8 @@ final class QueueBenchmarks {
             await(done, "deferlock drain");
             double ours = n / ((System.nanoTime() - start) / 1e9);
             worker.close(Duration.ofSeconds(5));
+            results.note(id, "deferlock commands/job", Redis.delta(before, Redis.commandStats(stats), n));
+            stats.close();
             record(id, "deferlock", ours, "jobs/s");
             redis.flushAll();
 
@@ -278,7 +309,8 @@ final class QueueBenchmarks {
                 "queue.lateness.p99",
                 "method",
                 n + " jobs, delays uniform over [" + minMs + ", " + (minMs + spreadMs) + ") ms, enqueued in "
-                        + "pipelined batches of 500 while 2 workers run; lateness = handler start − due time "
+                        + "pipelined batches of 500 while 2 workers run (jobs fall due at about "
+                        + Report.number(n * 1000.0 / spreadMs) + " jobs/s); lateness = handler start − due time "
                         + "(deferlock: the job's server-computed due time; peers: client time at enqueue + delay)");
     }
 
@@ -288,6 +320,10 @@ final class QueueBenchmarks {
         record("queue.lateness.p99", side, s.percentileMillis(99), "ms");
         record("queue.lateness.max", side, s.maxMillis(), "ms");
         record("queue.early", side, l.early.get(), "jobs");
+        results.extra("queue.lateness.p99", side + " handled jobs/s", l.deliveryRate());
+        Progress.line(
+                "%-36s %-10s %14s jobs/s handled, first to last",
+                "queue.lateness", side, Report.number(l.deliveryRate()));
     }
 
     /** Lateness samples of one side; early handling counts separately and as 0 lateness. */
@@ -295,8 +331,12 @@ final class QueueBenchmarks {
         final Samples late = new Samples();
         final AtomicLong early = new AtomicLong();
         final CountDownLatch done;
+        final AtomicLong first = new AtomicLong();
+        final AtomicLong last = new AtomicLong();
+        final int n;
 
         Lateness(int n) {
+            this.n = n;
             done = new CountDownLatch(n);
         }
 
@@ -304,10 +344,18 @@ final class QueueBenchmarks {
             if (lateMicros < 0) {
                 early.incrementAndGet();
             }
+            long now = System.nanoTime();
+            first.compareAndSet(0, now);
+            last.set(now);
             synchronized (late) {
                 late.add(Math.max(0, lateMicros) * 1000);
             }
             done.countDown();
+        }
+
+        /** Jobs handled per second from the first handled to the last. */
+        double deliveryRate() {
+            return n / Math.max(1e-9, (last.get() - first.get()) / 1e9);
         }
 
         void await(Duration timeout) throws InterruptedException {
@@ -327,11 +375,11 @@ final class QueueBenchmarks {
                     .concurrency(1)
                     .build()
                     .start();
-            record(id, "deferlock", commandsPerSecond(window), "commands/s");
+            record(id, "deferlock", commandsPerSecond(id, "deferlock", window), "commands/s");
             worker.close(Duration.ofSeconds(5));
 
             List<Thread> seed = seedWorkers(client, "seed-idle", 1, p -> {});
-            record(id, "seed", commandsPerSecond(window), "commands/s");
+            record(id, "seed", commandsPerSecond(id, "seed", window), "commands/s");
             stop(seed);
         }
         RedissonClient r = redis.redisson();
@@ -339,7 +387,7 @@ final class QueueBenchmarks {
             RBlockingQueue<String> dest = r.getBlockingQueue("redisson-idle");
             RDelayedQueue<String> delayed = delayedQueue(r, dest);
             List<Thread> takers = redissonTakers(dest, 1, p -> {});
-            record(id, "redisson", commandsPerSecond(window), "commands/s");
+            record(id, "redisson", commandsPerSecond(id, "redisson", window), "commands/s");
             stop(takers);
             delayed.destroy();
         } finally {
@@ -357,14 +405,58 @@ final class QueueBenchmarks {
                         + "transfer task (a blocking BLPOP counts once per call)");
     }
 
-    private double commandsPerSecond(Duration window) throws InterruptedException {
+    /**
+     * Commands the clients send per second, counted with MONITOR (commands a script runs inside Redis are
+     * excluded: they cost no round trip); the INFO commandstats delta, which counts those too, goes in a note.
+     */
+    private double commandsPerSecond(String id, String side, Duration window) throws InterruptedException {
         Thread.sleep(Math.min(1000, window.toMillis()));
+        AtomicLong sent = new AtomicLong();
+        AtomicBoolean counting = new AtomicBoolean();
+        Jedis monitor = redis.connection();
+        CountDownLatch monitoring = new CountDownLatch(1);
+        Thread reader = new Thread(
+                () -> {
+                    try {
+                        monitor.monitor(new redis.clients.jedis.JedisMonitor() {
+                            @Override
+                            public void proceed(redis.clients.jedis.Connection c) {
+                                monitoring.countDown();
+                                super.proceed(c);
+                            }
+
+                            @Override
+                            public void onCommand(String line) {
+                                if (counting.get() && !line.contains(" lua]") && !line.contains("\"info\"")) {
+                                    sent.incrementAndGet();
+                                }
+                            }
+                        });
+                    } catch (RuntimeException closed) {
+                        // the connection was closed to stop monitoring
+                    }
+                },
+                "monitor");
+        reader.setDaemon(true);
+        reader.start();
+        monitoring.await(5, TimeUnit.SECONDS);
+        Thread.sleep(50);
         try (Jedis j = redis.connection()) {
-            long c0 = Redis.commandCalls(j);
+            java.util.Map<String, Long> before = Redis.commandStats(j);
+            counting.set(true);
             long t0 = System.nanoTime();
             Thread.sleep(window.toMillis());
-            long c1 = Redis.commandCalls(j);
-            return (c1 - c0) / ((System.nanoTime() - t0) / 1e9);
+            counting.set(false);
+            double seconds = (System.nanoTime() - t0) / 1e9;
+            java.util.Map<String, Long> after = Redis.commandStats(j);
+            results.note(
+                    id,
+                    side + " executed/s (INFO commandstats, incl. inside scripts)",
+                    Redis.delta(before, after, seconds));
+            return sent.get() / seconds;
+        } finally {
+            monitor.close();
+            reader.join(2000);
         }
     }
 
@@ -439,7 +531,7 @@ final class QueueBenchmarks {
         List<RFuture<Void>> pending = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             Duration d = delay.apply(i);
-            long due = nowMicros() + d.toNanos() / 1000;
+            long due = (System.currentTimeMillis() + d.toMillis()) * 1000; // Redisson's own due, in ms
             pending.add(q.offerAsync(payload(i, due), d.toMillis(), TimeUnit.MILLISECONDS));
             if (pending.size() == 500) {
                 pending.forEach(f -> f.toCompletableFuture().join());

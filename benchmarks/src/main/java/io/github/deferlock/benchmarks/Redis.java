@@ -93,9 +93,9 @@ record Redis(String host, int port) {
     }
 
     /** Per-command calls from INFO commandstats (e.g. {@code evalsha → 1234}). */
-    Map<String, Long> commandStats() {
+    static Map<String, Long> commandStats(Jedis j) {
         Map<String, Long> out = new HashMap<>();
-        try (Jedis j = connection()) {
+        {
             for (Map.Entry<String, String> e : parseInfo(j.info("commandstats")).entrySet()) {
                 String v = e.getValue();
                 int i = v.indexOf("calls=");
@@ -105,6 +105,21 @@ record Redis(String host, int port) {
             }
         }
         return out;
+    }
+
+    /** The per-command difference of two {@link #commandStats} snapshots ÷ {@code per}, as text. */
+    static String delta(Map<String, Long> before, Map<String, Long> after, double per) {
+        StringBuilder sb = new StringBuilder();
+        new java.util.TreeMap<>(after).forEach((cmd, n) -> {
+            long d = n - before.getOrDefault(cmd, 0L) - (cmd.equals("info") ? 1 : 0);
+            if (d > 0) {
+                sb.append(sb.length() == 0 ? "" : ", ")
+                        .append(cmd)
+                        .append(' ')
+                        .append(String.format(java.util.Locale.ROOT, "%.2f", d / per));
+            }
+        });
+        return sb.toString();
     }
 
     void resetStats() {

@@ -38,7 +38,29 @@ final class Report {
             String cpu,
             String os,
             String note,
-            String only) {}
+            String only) {
+
+        private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+                new com.fasterxml.jackson.databind.ObjectMapper();
+
+        /** Saves the context next to the build output, so {@code --render-only} can redo the report. */
+        void save(Path file) {
+            try {
+                Files.createDirectories(file.toAbsolutePath().getParent());
+                JSON.writeValue(file.toFile(), this);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot write " + file, e);
+            }
+        }
+
+        static Context load(Path file) {
+            try {
+                return JSON.readValue(file.toFile(), Context.class);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read " + file + " (run the benchmarks first)", e);
+            }
+        }
+    }
 
     private Report() {}
 
@@ -47,6 +69,9 @@ final class Report {
             return "n/a";
         }
         double a = Math.abs(v);
+        if (a < 1000 && a == Math.rint(a)) {
+            return String.format(Locale.ROOT, "%.0f", v);
+        }
         if (a >= 1000) {
             return String.format(Locale.ROOT, "%,.0f", v);
         }
@@ -78,7 +103,9 @@ final class Report {
                 .append(ctx.mode().equals("full") ? "" : " --" + ctx.mode())
                 .append("` against one fresh redis-server; each ratio compares sides measured in that same run ")
                 .append("against that same server, because absolute numbers on a shared machine drift between ")
-                .append("runs. The machine-readable figures are in `benchmarks/results.json`.\n\n");
+                .append(
+                        "runs. \"deferlock ÷ side\" is deferlock's figure divided by that side's. The machine-readable ")
+                .append("figures, with how each side was measured, are in `benchmarks/results.json`.\n\n");
         md.append("| | |\n|---|---|\n");
         md.append("| date | ").append(ctx.date()).append(" |\n");
         md.append("| mode | ").append(ctx.mode());
@@ -146,7 +173,7 @@ final class Report {
                         .append(ratio)
                         .append(" |\n");
             }
-            e.extras().forEach((k, v) -> md.append("| deferlock, ")
+            e.extras().forEach((k, v) -> md.append("| ")
                     .append(k)
                     .append(" | ")
                     .append(number(v))

@@ -78,6 +78,12 @@ final class Results {
                         r.put(e.getKey(), side, v.asDouble());
                     }
                 }
+                JsonNode notes = e.getValue().get("notes");
+                if (notes != null) {
+                    notes.properties()
+                            .forEach(x ->
+                                    r.note(e.getKey(), x.getKey(), x.getValue().asText()));
+                }
                 JsonNode extras = e.getValue().get("also");
                 if (extras != null) {
                     extras.properties()
@@ -116,6 +122,10 @@ final class Results {
             if (!e.extras().isEmpty()) {
                 ObjectNode also = node.putObject("also");
                 e.extras().forEach((k, v) -> also.put(k, round(v)));
+            }
+            if (!e.notes().isEmpty()) {
+                ObjectNode notes = node.putObject("notes");
+                e.notes().forEach(notes::put);
             }
             if (!m.targets().isEmpty()) {
                 StringBuilder t = new StringBuilder();

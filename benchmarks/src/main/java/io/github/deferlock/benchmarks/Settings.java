@@ -7,8 +7,10 @@ import java.time.Duration;
  * #quick()} keeps every metric id in under three minutes, {@link #tiny()} is the schema test's smoke run.
  *
  * @param mode the name shown in the report
+ * @param rounds how many times the sides of a lock benchmark take turns (interleaved, so load from other
+ *     processes hits every side alike); figures pool or take the median over the rounds
  * @param warmup warm-up time of each side of a fixed-duration benchmark
- * @param measure measured time of each side of a fixed-duration benchmark
+ * @param measure measured time of each side of a fixed-duration benchmark, split over the rounds
  * @param jmhWarmups JMH warm-up iterations
  * @param jmhIterations JMH measured iterations
  * @param jmhIterationTime JMH iteration length
@@ -21,9 +23,11 @@ import java.time.Duration;
  * @param idleWindow the INFO commandstats window of the idle run
  * @param memoryJobs pending jobs of the memory run
  * @param conflictWindow measured time of each conflict workload
+ * @param probe whether to count the Redis commands per lock cycle first (INFO commandstats)
  */
 record Settings(
         String mode,
+        int rounds,
         Duration warmup,
         Duration measure,
         int jmhWarmups,
@@ -37,35 +41,39 @@ record Settings(
         Duration latenessSpread,
         Duration idleWindow,
         int memoryJobs,
-        Duration conflictWindow) {
+        Duration conflictWindow,
+        boolean probe) {
 
     static Settings full() {
         return new Settings(
                 "full",
+                3,
                 Duration.ofSeconds(2),
                 Duration.ofSeconds(8),
+                2,
                 3,
-                5,
                 Duration.ofSeconds(1),
                 1,
-                Duration.ofSeconds(4),
+                Duration.ofSeconds(6),
                 20_000,
                 10_000,
                 Duration.ofSeconds(1),
                 Duration.ofSeconds(1),
                 Duration.ofSeconds(10),
                 100_000,
-                Duration.ofSeconds(10));
+                Duration.ofSeconds(10),
+                true);
     }
 
     static Settings quick() {
         return new Settings(
                 "quick",
+                1,
                 Duration.ofMillis(500),
                 Duration.ofSeconds(2),
                 1,
                 2,
-                Duration.ofSeconds(1),
+                Duration.ofMillis(700),
                 1,
                 Duration.ofSeconds(1),
                 5_000,
@@ -74,12 +82,14 @@ record Settings(
                 Duration.ofSeconds(1),
                 Duration.ofSeconds(3),
                 20_000,
-                Duration.ofSeconds(3));
+                Duration.ofSeconds(3),
+                false);
     }
 
     static Settings tiny() {
         return new Settings(
                 "tiny",
+                1,
                 Duration.ofMillis(100),
                 Duration.ofMillis(300),
                 0,
@@ -93,6 +103,7 @@ record Settings(
                 Duration.ofMillis(200),
                 Duration.ofMillis(500),
                 1_000,
-                Duration.ofMillis(500));
+                Duration.ofMillis(500),
+                false);
     }
 }
