@@ -28,9 +28,12 @@ import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.exceptions.JedisMovedDataException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 
 /**
@@ -50,7 +53,9 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
  * JSON written by Jackson for the bound type, with no default typing.
  *
  * <p>Redis failures are thrown as {@link DelayQueueException} with the Jedis exception as the cause; a
- * pooled connection that the server closed is retried transparently.
+ * pooled connection that the server closed is retried transparently. With {@link Builder#waitForReplicas}, an
+ * enqueue or ack that too few replicas acknowledged is also a {@link DelayQueueException}, although the write
+ * was applied on the primary.
  *
  * <p>Instances are threadsafe and cheap; they hold no connection of their own.
  *
@@ -112,6 +117,8 @@ public final class DelayQueue<T> {
     private final Backoff backoff;
     private final int maxPayloadBytes;
     private final Clock clock;
+    private final int replicas; // 0: no WAIT
+    private final Duration replicaTimeout;
 
     private DelayQueue(Builder<T> b, JavaType type, ObjectMapper mapper) {
         this.redis = b.redis;
@@ -124,6 +131,8 @@ public final class DelayQueue<T> {
         this.backoff = b.backoff != null ? b.backoff : Builder.DEFAULT_BACKOFF;
         this.maxPayloadBytes = b.maxPayloadBytes > 0 ? b.maxPayloadBytes : Builder.DEFAULT_MAX_PAYLOAD_BYTES;
         this.clock = b.clock != null ? b.clock : Clock.systemUTC();
+        this.replicas = b.replicas;
+        this.replicaTimeout = b.replicaTimeout;
     }
 
     /**
@@ -316,24 +325,123 @@ public final class DelayQueue<T> {
             ENQUEUE.preload(redis, keys.due()); // once: a later NOSCRIPT re-runs its chunk below
             enqueuePreloaded = true;
         }
-        List<Response<Object>> responses = new ArrayList<>(chunks.size());
-        try (AbstractPipeline pipeline = redis.pipelined()) {
-            for (List<byte[]> chunk : chunks) {
-                responses.add(ENQUEUE.queue(pipeline, enqueueKeys, chunk));
-            }
-            pipeline.sync();
-        }
-        List<Object> replies = new ArrayList<>(chunks.size());
+        Object[] replies = new Object[chunks.size()];
+        List<Integer> todo = new ArrayList<>();
         for (int c = 0; c < chunks.size(); c++) {
-            Object reply;
-            try {
-                reply = responses.get(c).get();
-            } catch (JedisNoScriptException e) {
-                reply = ENQUEUE.run(redis, enqueueKeys, chunks.get(c)); // the server restarted mid-batch
-            }
-            replies.add(reply);
+            todo.add(c);
         }
-        return replies;
+        boolean bySha = true;
+        long acked = Long.MAX_VALUE;
+        while (!todo.isEmpty()) {
+            List<Response<Object>> responses = new ArrayList<>(todo.size());
+            Response<Long> waited = null;
+            try (AbstractPipeline pipeline = redis.pipelined()) {
+                for (int c : todo) {
+                    responses.add(
+                            bySha
+                                    ? ENQUEUE.queue(pipeline, enqueueKeys, chunks.get(c))
+                                    : ENQUEUE.queueBody(pipeline, enqueueKeys, chunks.get(c)));
+                }
+                if (replicas > 0) { // on the same connection as the writes
+                    waited = pipeline.waitReplicas(keys.due(), replicas, replicaTimeout.toMillis());
+                }
+                pipeline.sync();
+            } catch (JedisConnectionException | JedisMovedDataException e) {
+                throw afterPipelineFailure(e);
+            }
+            List<Integer> again = new ArrayList<>();
+            for (int k = 0; k < todo.size(); k++) {
+                try {
+                    replies[todo.get(k)] = synced(responses.get(k));
+                } catch (JedisNoScriptException e) {
+                    again.add(todo.get(k)); // the server restarted mid-batch: EVAL the body
+                } catch (JedisMovedDataException e) {
+                    throw afterPipelineFailure(e);
+                }
+            }
+            if (waited != null) {
+                acked = Math.min(acked, synced(waited));
+            }
+            todo = again;
+            bySha = false;
+        }
+        if (acked < replicas) {
+            throw tooFewReplicas("enqueueAll", acked, "every job of the batch is stored on the primary");
+        }
+        return List.of(replies);
+    }
+
+    /**
+     * Runs {@code script}; with {@link Builder#waitForReplicas} it is pipelined with {@code WAIT} so that both
+     * use the same connection, and too few acknowledging replicas is a {@link DelayQueueException} that says
+     * {@code stored}.
+     */
+    private Object runAndWait(String op, Script script, List<byte[]> scriptKeys, List<byte[]> args, String stored) {
+        if (replicas == 0) {
+            return script.run(redis, scriptKeys, args);
+        }
+        Object reply = null;
+        long acked = 0;
+        for (boolean bySha : new boolean[] {true, false}) {
+            Response<Object> response;
+            Response<Long> waited;
+            try (AbstractPipeline pipeline = redis.pipelined()) {
+                response =
+                        bySha ? script.queue(pipeline, scriptKeys, args) : script.queueBody(pipeline, scriptKeys, args);
+                waited = pipeline.waitReplicas(scriptKeys.get(0), replicas, replicaTimeout.toMillis());
+                pipeline.sync();
+            } catch (JedisConnectionException | JedisMovedDataException e) {
+                throw afterPipelineFailure(e);
+            }
+            try {
+                reply = synced(response);
+            } catch (JedisNoScriptException e) {
+                continue; // after a restart or failover: EVAL the body with its own WAIT
+            } catch (JedisMovedDataException e) {
+                throw afterPipelineFailure(e);
+            }
+            acked = synced(waited);
+            break;
+        }
+        if (acked < replicas) {
+            throw tooFewReplicas(op, acked, stored);
+        }
+        return reply;
+    }
+
+    private DelayQueueException tooFewReplicas(String op, long acked, String stored) {
+        return new DelayQueueException(op + " on queue '" + name + "' was acknowledged by " + acked + " of "
+                + replicas + " replicas within " + replicaTimeout + "; " + stored
+                + " and may be lost if it fails over now");
+    }
+
+    /**
+     * A cluster pipeline follows the client's slot map but never refreshes it, so after a failover a failed
+     * pipeline refreshes the map; the failure is returned as a connection error, which {@link #call} retries.
+     */
+    private JedisConnectionException afterPipelineFailure(JedisException e) {
+        if (redis instanceof RedisClusterClient cluster) {
+            try {
+                cluster.refreshClusterTopology();
+            } catch (JedisException refresh) {
+                e.addSuppressed(refresh);
+            }
+        }
+        return e instanceof JedisConnectionException c
+                ? c
+                : new JedisConnectionException("queue '" + name + "': the slot moved: " + e.getMessage(), e);
+    }
+
+    /**
+     * The value of a synced pipeline response. A cluster pipeline logs (rather than throws) a failure of a
+     * node's connection and leaves that node's responses unset; that is reported as a connection failure.
+     */
+    private static <R> R synced(Response<R> response) {
+        try {
+            return response.get();
+        } catch (IllegalStateException e) {
+            throw new JedisConnectionException("the pipeline to the queue's master failed", e);
+        }
     }
 
     private EnqueueResult enqueueOne(String id, T payload, Duration delay, Instant at) {
@@ -345,7 +453,15 @@ public final class DelayQueue<T> {
         args.add(shardedFlag());
         addJobArgs(args, jobId, encoded, delay, at);
         List<byte[]> enqueueKeys = QueueKeys.list(keys.due(), keys.jobs(), keys.seq());
-        List<?> reply = (List<?>) call("enqueue", () -> ENQUEUE.run(redis, enqueueKeys, args));
+        List<?> reply = (List<?>) call(
+                "enqueue",
+                () -> runAndWait(
+                        "enqueue",
+                        ENQUEUE,
+                        enqueueKeys,
+                        args,
+                        "job '" + jobId + "' is stored on the primary (enqueueing it again with the same id is"
+                                + " idempotent)"));
         return result(jobId, generated, reply, 0);
     }
 
@@ -454,7 +570,10 @@ public final class DelayQueue<T> {
         Objects.requireNonNull(job, "job cannot be null");
         List<byte[]> ackKeys = QueueKeys.list(keys.jobs(), keys.inflight(), keys.errors());
         List<byte[]> args = List.of(utf8(job.id()), utf8(job.receipt()));
-        long r = (Long) call("ack", () -> ACK.run(redis, ackKeys, args));
+        long r = (Long) call(
+                "ack",
+                () -> runAndWait(
+                        "ack", ACK, ackKeys, args, "job '" + job.id() + "' is acked (deleted) on the primary"));
         job.markSettled();
         return r == 1L;
     }
@@ -903,6 +1022,8 @@ public final class DelayQueue<T> {
         private Backoff backoff;
         private int maxPayloadBytes;
         private Clock clock;
+        private int replicas;
+        private Duration replicaTimeout;
 
         private Builder(UnifiedJedis redis, String name, Class<T> type, TypeReference<T> typeReference) {
             this.redis = Objects.requireNonNull(redis, "redis cannot be null");
@@ -1002,6 +1123,39 @@ public final class DelayQueue<T> {
         public Builder<T> clock(Clock clock) {
             once(this.clock, "clock");
             this.clock = Objects.requireNonNull(clock, "clock cannot be null");
+            return this;
+        }
+
+        /**
+         * After every acknowledged enqueue (single and batch) and every ack, waits with {@code WAIT} until
+         * {@code replicas} replicas have the write, sent on the same connection as the write (pipelined with
+         * the script). Off by default. When fewer replicas acknowledge within {@code timeout}, the call throws a
+         * {@link DelayQueueException} naming the count, but the write is <em>not</em> undone: the job is stored
+         * (or acked) on the primary and only at risk should the primary fail over before its replicas catch
+         * up. An enqueue may be retried with the same id, which is idempotent. This narrows, but does not
+         * close, the window in which a failover loses an acknowledged write (see docs/guarantees.md); on
+         * Redis Cluster a shard whose master has fewer than {@code replicas} live replicas fails every such
+         * call.
+         *
+         * @param replicas the replicas that must acknowledge, at least 1
+         * @param timeout how long to wait for them, at least 1 ms (never forever)
+         * @throws NullPointerException when {@code timeout} is null
+         * @throws IllegalArgumentException when {@code replicas < 1} or {@code timeout} is under 1 ms
+         * @throws IllegalStateException when already set
+         */
+        public Builder<T> waitForReplicas(int replicas, Duration timeout) {
+            once(
+                    replicaTimeout == null ? null : this.replicas + " replicas within " + replicaTimeout,
+                    "waitForReplicas");
+            Objects.requireNonNull(timeout, "timeout cannot be null");
+            if (replicas < 1) {
+                throw new IllegalArgumentException("replicas must be >= 1, got " + replicas);
+            }
+            if (timeout.toMillis() < 1) {
+                throw new IllegalArgumentException("timeout must be at least 1 ms, got " + timeout);
+            }
+            this.replicas = replicas;
+            this.replicaTimeout = timeout;
             return this;
         }
 

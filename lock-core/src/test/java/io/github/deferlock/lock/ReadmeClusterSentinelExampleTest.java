@@ -44,7 +44,7 @@ final class ReadmeClusterSentinelExampleTest {
                             .sentinels(sentinels)
                             .build();
                     RedisLocks locks = RedisLocks.builder(redis)
-                            .waitForReplicas(1, Duration.ofMillis(100)) // optional: see docs/cluster-sentinel.md
+                            .waitForReplicas(1, Duration.ofMillis(500)) // optional: see docs/cluster-sentinel.md
                             .build()) {
                 try (LockLease lease = locks.get("order:42").acquire(Duration.ofSeconds(5))) {
                     token = lease.fencingToken();

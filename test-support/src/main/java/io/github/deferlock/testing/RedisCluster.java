@@ -350,6 +350,9 @@ public final class RedisCluster implements AutoCloseable {
             all.add(new String[] {"cluster-node-timeout", Long.toString(timeout.toMillis())});
             all.add(new String[] {"cluster-replica-validity-factor", "0"});
             all.add(new String[] {"cluster-require-full-coverage", "yes"});
+            // a (re)attached replica syncs at once, not after the 5 s default delay of diskless sync
+            all.add(new String[] {"repl-diskless-sync", "yes"});
+            all.add(new String[] {"repl-diskless-sync-delay", "0"});
             all.addAll(settings);
             int count = MASTERS * (1 + perMaster);
             List<RedisServer> nodes = new ArrayList<>();

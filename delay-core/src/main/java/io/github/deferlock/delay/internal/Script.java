@@ -61,6 +61,11 @@ public final class Script {
         return pipeline.evalsha(sha, keys, args);
     }
 
+    /** Queues an {@code EVAL} of this script's body on a pipeline (after a {@code NOSCRIPT}). */
+    public Response<Object> queueBody(AbstractPipeline pipeline, List<byte[]> keys, List<byte[]> args) {
+        return pipeline.eval(body, keys, args);
+    }
+
     /** Loads the script on the node that serves {@code sampleKey}, so pipelined {@code EVALSHA}s find it. */
     public void preload(UnifiedJedis redis, byte[] sampleKey) {
         redis.scriptLoad(body, sampleKey);

@@ -18,8 +18,10 @@ import org.slf4j.LoggerFactory;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.exceptions.JedisMovedDataException;
 
 /**
  * The shared machinery behind one {@code RedisLocks}: per-key local state, the scripts, the watchdog and the
@@ -246,7 +248,32 @@ public final class LockEngine implements AutoCloseable {
         }
     }
 
+    /**
+     * Runs the acquire script and {@code WAIT} in one pipeline, so both use the connection of the key's
+     * master. A cluster pipeline follows the client's slot map but never refreshes it (no {@code MOVED}
+     * handling, no retry), so after a failover a failed pipeline refreshes the map and is tried once more.
+     */
     private long[] acquireAndWait(KeyState st, byte[] token, List<byte[]> keys, List<byte[]> args) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return acquireAndWaitOnce(st, token, keys, args);
+            } catch (JedisConnectionException | JedisMovedDataException e) {
+                if (cluster.isEmpty() || attempt == 2) {
+                    throw e;
+                }
+                LOG.debug(
+                        "lock '{}': pipeline failed ({}); refreshing the cluster slot map", st.keyString, e.toString());
+                try {
+                    cluster.get().refresh();
+                } catch (JedisException refresh) {
+                    e.addSuppressed(refresh);
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private long[] acquireAndWaitOnce(KeyState st, byte[] token, List<byte[]> keys, List<byte[]> args) {
         Response<Object> reply;
         Response<Long> acked;
         long timeout = config.replicaTimeout().toMillis();
@@ -255,8 +282,8 @@ public final class LockEngine implements AutoCloseable {
             acked = pipeline.waitReplicas(st.key, config.replicas(), Math.max(1, timeout));
             pipeline.sync();
         }
-        long[] result = parse(reply.get());
-        long replicas = acked.get();
+        long[] result = parse(synced(reply));
+        long replicas = synced(acked);
         if (result[0] == 1 && replicas < config.replicas()) {
             try {
                 Script.RELEASE.run(redis, List.of(st.key), List.of(token, st.channel, shardedFlag()));
@@ -267,6 +294,18 @@ public final class LockEngine implements AutoCloseable {
                     + " replicas within " + config.replicaTimeout() + "; it was released again");
         }
         return result;
+    }
+
+    /**
+     * The value of a synced pipeline response. A cluster pipeline logs (rather than throws) a failure of a
+     * node's connection and leaves that node's responses unset; that is reported as the connection failure.
+     */
+    private static <T> T synced(Response<T> response) {
+        try {
+            return response.get();
+        } catch (IllegalStateException e) {
+            throw new JedisConnectionException("the pipeline to the lock's master failed", e);
+        }
     }
 
     private static long[] parse(Object reply) {
