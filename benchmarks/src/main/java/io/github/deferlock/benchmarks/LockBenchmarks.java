@@ -162,21 +162,11 @@ final class LockBenchmarks {
                                 Redis.delta(before, Redis.commandStats(stats), Math.max(1, c.allAcquisitions())));
                     }
                 }
-                Progress.line(
-                        "%-36s %-10s %14s cycles/s, p99 wait %s ms",
-                        "lock.contended.hold1ms",
-                        side + " r" + round,
-                        Report.number(c.throughput()),
-                        Report.number(c.waits().percentileMillis(99)));
+                printRound("lock.contended.hold1ms", side, round, c);
                 pooled.merge(side, c, Contention::plus);
             }
         }
-        pooled.forEach((side, c) -> {
-            results.put(tp, side, c.throughput());
-            results.put(wait, side, c.waits().percentileMillis(99));
-            Progress.figure(tp, side, c.throughput(), "cycles/s");
-            Progress.figure(wait, side, c.waits().percentileMillis(99), "ms");
-        });
+        publish(pooled, tp, wait);
         results.note(
                 tp,
                 "method",
@@ -291,21 +281,11 @@ final class LockBenchmarks {
         for (int round = 1; round <= settings.rounds(); round++) {
             for (String side : List.of("deferlock", "redisson", "seed")) {
                 Contention c = twoJvms(side, slice);
-                Progress.line(
-                        "%-36s %-10s %14s cycles/s, p99 wait %s ms",
-                        "lock.contended.2jvm",
-                        side + " r" + round,
-                        Report.number(c.throughput()),
-                        Report.number(c.waits().percentileMillis(99)));
+                printRound("lock.contended.2jvm", side, round, c);
                 pooled.merge(side, c, Contention::plus);
             }
         }
-        pooled.forEach((side, c) -> {
-            results.put(tp, side, c.throughput());
-            results.put(wait, side, c.waits().percentileMillis(99));
-            Progress.figure(tp, side, c.throughput(), "cycles/s");
-            Progress.figure(wait, side, c.waits().percentileMillis(99), "ms");
-        });
+        publish(pooled, tp, wait);
         results.note(
                 tp,
                 "method",
@@ -377,5 +357,24 @@ final class LockBenchmarks {
             }
             return new Contention(total, measure, waits, total);
         }
+    }
+
+    private static void printRound(String metric, String side, int round, Contention c) {
+        Progress.line(
+                "%-36s %-10s %14s cycles/s, p99 wait %s ms",
+                metric,
+                side + " r" + round,
+                Report.number(c.throughput()),
+                Report.number(c.waits().percentileMillis(99)));
+    }
+
+    /** Records each side's pooled throughput and p99 wait. */
+    private void publish(java.util.Map<String, Contention> pooled, String tp, String wait) {
+        pooled.forEach((side, c) -> {
+            results.put(tp, side, c.throughput());
+            results.put(wait, side, c.waits().percentileMillis(99));
+            Progress.figure(tp, side, c.throughput(), "cycles/s");
+            Progress.figure(wait, side, c.waits().percentileMillis(99), "ms");
+        });
     }
 }

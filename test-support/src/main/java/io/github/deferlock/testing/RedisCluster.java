@@ -324,14 +324,7 @@ public final class RedisCluster implements AutoCloseable {
 
         /** Adds one config line {@code name value} to every node, e.g. {@code ("appendonly", "yes")}. */
         public Builder setting(String name, String value) {
-            Objects.requireNonNull(name, "name cannot be null");
-            Objects.requireNonNull(value, "value cannot be null");
-            for (String[] s : settings) {
-                if (s[0].equals(name)) {
-                    throw new IllegalStateException(name + " was already set to '" + s[1] + "'");
-                }
-            }
-            settings.add(new String[] {name, value});
+            ConfigLines.add(settings, name, value);
             return this;
         }
 

@@ -229,14 +229,7 @@ public final class RedisSentinelGroup implements AutoCloseable {
 
         /** Adds one config line to every data node, e.g. {@code ("min-replicas-to-write", "1")}. */
         public Builder setting(String name, String value) {
-            Objects.requireNonNull(name, "name cannot be null");
-            Objects.requireNonNull(value, "value cannot be null");
-            for (String[] s : settings) {
-                if (s[0].equals(name)) {
-                    throw new IllegalStateException(name + " was already set to '" + s[1] + "'");
-                }
-            }
-            settings.add(new String[] {name, value});
+            ConfigLines.add(settings, name, value);
             return this;
         }
 
