@@ -3,10 +3,13 @@ package io.github.deferlock.lock;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.deferlock.testing.RedisExtension;
+import io.github.deferlock.testing.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -16,6 +19,7 @@ import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.slf4j.LoggerFactory;
+import redis.clients.jedis.Jedis;
 import redis.clients.jedis.RedisClient;
 
 @ExtendWith(RedisExtension.class)
@@ -86,5 +90,181 @@ final class HandOffIT {
         assertThat(perThread).containsOnly(ITERATIONS);
         assertThat(max).isLessThan(Duration.ofSeconds(2));
         assertThat(redis.exists("lock:{hot}")).isFalse();
+    }
+
+    private static long setCalls(RedisServer server) {
+        try (Jedis jedis = server.newConnection()) {
+            for (String line : jedis.info("commandstats").split("\r?\n")) {
+                if (line.startsWith("cmdstat_set:")) {
+                    String c = line.substring(line.indexOf("calls=") + 6);
+                    return Long.parseLong(c.substring(0, c.indexOf(',')));
+                }
+            }
+            return 0;
+        }
+    }
+
+    @Test
+    void lock_queuedLocalWaiters_handOffWithoutRedisAndTokensStrictlyIncreaseInBoundedRuns(
+            RedisServer server, RedisClient redis) throws Exception {
+        int threads = 4;
+        int iterations = 60;
+        List<Long> tokens = new CopyOnWriteArrayList<>();
+        AtomicInteger inside = new AtomicInteger();
+        long setsBefore = setCalls(server);
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try (RedisLocks locks = RedisLocks.builder(redis).build()) {
+            DistributedLock lock = locks.get("chain");
+            List<Future<?>> futures = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                futures.add(pool.submit(() -> {
+                    for (int i = 0; i < iterations; i++) {
+                        lock.lock();
+                        try {
+                            assertThat(inside.incrementAndGet()).isEqualTo(1);
+                            tokens.add(lock.fencingToken());
+                            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+                            inside.decrementAndGet();
+                        } finally {
+                            lock.unlock();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : futures) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        long redisAcquisitions = setCalls(server) - setsBefore;
+        for (int i = 1; i < tokens.size(); i++) {
+            assertThat(tokens.get(i)).isGreaterThan(tokens.get(i - 1));
+        }
+        LoggerFactory.getLogger(HandOffIT.class)
+                .info("{} holds, {} Redis acquisitions", tokens.size(), redisAcquisitions);
+        assertThat(tokens).hasSize(threads * iterations);
+        assertThat(redisAcquisitions).isLessThan(tokens.size() / 2); // most holds came by local hand-off
+        // a Redis acquisition reserves 8 tokens: it is followed by at most 7 hand-offs
+        assertThat(redisAcquisitions * 8).isGreaterThanOrEqualTo(tokens.size());
+        assertThat(redis.exists("lock:{chain}")).isFalse();
+    }
+
+    @Test
+    void handOff_successorHoldsPastItsLease_watchdogRenewsTheSuccessor(RedisClient redis) throws Exception {
+        try (RedisLocks locks =
+                RedisLocks.builder(redis).defaultLease(Duration.ofSeconds(1)).build()) {
+            DistributedLock lock = locks.get("relay");
+            lock.lock();
+            long first = lock.fencingToken();
+            CountDownLatch acquired = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            List<Long> seen = new CopyOnWriteArrayList<>();
+            Thread successor = new Thread(() -> {
+                lock.lock();
+                try {
+                    seen.add(lock.fencingToken());
+                    acquired.countDown();
+                    release.await(30, TimeUnit.SECONDS);
+                    seen.add(lock.isHeldByCurrentThread() ? 1L : 0L);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } finally {
+                    lock.unlock();
+                }
+            });
+            successor.start();
+            org.awaitility.Awaitility.await() // a chain of hand-offs starts only within 100 ms of acquisition
+                    .pollInterval(Duration.ofMillis(1))
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> successor.getState() == Thread.State.WAITING);
+            lock.unlock();
+            assertThat(acquired.await(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(seen.get(0)).isEqualTo(first + 1); // handed off: the next token of the block
+
+            org.awaitility.Awaitility.await()
+                    .pollInSameThread()
+                    .during(Duration.ofMillis(2500))
+                    .atMost(Duration.ofSeconds(5))
+                    .until(() -> redis.pttl("lock:{relay}") > 0);
+            release.countDown();
+            successor.join(10_000);
+            assertThat(seen).containsExactly(first + 1, 1L);
+            assertThat(redis.exists("lock:{relay}")).isFalse();
+        }
+    }
+
+    @Test
+    void handOff_waiterAskedForItsOwnLease_handOffReleasedAndWaiterAcquiresInRedis(RedisClient redis) throws Exception {
+        try (RedisLocks locks = RedisLocks.builder(redis).build()) { // default lease 30 s
+            DistributedLock lock = locks.get("own-lease");
+            lock.lock();
+            long first = lock.fencingToken();
+            List<Long> seen = new CopyOnWriteArrayList<>();
+            CountDownLatch done = new CountDownLatch(1);
+            Thread waiter = new Thread(() -> {
+                if (lock.tryLock(Duration.ofSeconds(20), Duration.ofSeconds(10))) {
+                    seen.add(lock.fencingToken());
+                    seen.add(redis.pttl("lock:{own-lease}"));
+                    lock.unlock();
+                }
+                done.countDown();
+            });
+            waiter.start();
+            org.awaitility.Awaitility.await()
+                    .pollInterval(Duration.ofMillis(1))
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> waiter.getState() == Thread.State.TIMED_WAITING);
+            lock.unlock();
+            assertThat(done.await(20, TimeUnit.SECONDS)).isTrue();
+            assertThat(seen).hasSize(2);
+            assertThat(seen.get(0)).isEqualTo(first + 8); // a new Redis acquisition past the reserved block
+            assertThat(seen.get(1)).isBetween(1L, 10_000L); // its own 10 s lease, not the 30 s watchdog lease
+            assertThat(redis.exists("lock:{own-lease}")).isFalse();
+        }
+    }
+
+    @Test
+    void handOff_twoProcessesContend_bothServedAndTokensNeverRepeat(RedisServer server, RedisClient redis)
+            throws Exception {
+        int perSide = 2;
+        int iterations = 40;
+        List<Long> tokens = new CopyOnWriteArrayList<>();
+        AtomicInteger inside = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(perSide * 2);
+        try (RedisClient other = server.newClient();
+                RedisLocks a = RedisLocks.builder(redis).build();
+                RedisLocks b = RedisLocks.builder(other).build()) {
+            List<Future<?>> futures = new ArrayList<>();
+            for (RedisLocks side : List.of(a, b)) {
+                DistributedLock lock = side.get("shared");
+                for (int t = 0; t < perSide; t++) {
+                    futures.add(pool.submit(() -> {
+                        for (int i = 0; i < iterations; i++) {
+                            lock.lock();
+                            try {
+                                assertThat(inside.incrementAndGet()).isEqualTo(1);
+                                tokens.add(lock.fencingToken());
+                                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+                                inside.decrementAndGet();
+                            } finally {
+                                lock.unlock();
+                            }
+                        }
+                        return null;
+                    }));
+                }
+            }
+            for (Future<?> f : futures) {
+                f.get(60, TimeUnit.SECONDS); // neither process is starved
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(tokens).hasSize(perSide * 2 * iterations).doesNotHaveDuplicates();
+        for (int i = 1; i < tokens.size(); i++) {
+            assertThat(tokens.get(i)).isGreaterThan(tokens.get(i - 1));
+        }
     }
 }

@@ -34,7 +34,8 @@ final class VirtualThreadIT {
         }
         for (int k = 0; k < 10; k++) {
             assertThat(redis.exists("lock:{vt-" + k + "}")).isFalse();
-            assertThat(redis.get("lock:{vt-" + k + "}:fence")).isEqualTo("100");
+            // 100 holds per key: each Redis acquisition reserves 8 tokens, local hand-offs use the rest
+            assertThat(Long.parseLong(redis.get("lock:{vt-" + k + "}:fence"))).isBetween(100L, 800L);
         }
     }
 }

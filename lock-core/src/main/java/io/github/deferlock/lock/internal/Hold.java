@@ -17,6 +17,11 @@ final class Hold implements LockLease {
     final KeyState state;
     final byte[] token;
     final long fencingToken;
+    /** The last fencing token of the block reserved by the Redis acquisition this hold descends from. */
+    final long fenceLimit;
+    /** When the Redis acquisition this hold descends from was sent (hand-offs keep it). */
+    final long chainStart;
+
     final long acquiredAt;
     final long leaseNanos;
     final boolean renewed;
@@ -31,17 +36,43 @@ final class Hold implements LockLease {
             KeyState state,
             byte[] token,
             long fencingToken,
+            long fenceLimit,
             long sentAt,
+            long leaseNanos,
+            boolean renewed) {
+        this(engine, state, token, fencingToken, fenceLimit, sentAt, sentAt, sentAt + leaseNanos, leaseNanos, renewed);
+    }
+
+    private Hold(
+            LockEngine engine,
+            KeyState state,
+            byte[] token,
+            long fencingToken,
+            long fenceLimit,
+            long chainStart,
+            long acquiredAt,
+            long validUntil,
             long leaseNanos,
             boolean renewed) {
         this.engine = engine;
         this.state = state;
         this.token = token;
         this.fencingToken = fencingToken;
-        this.acquiredAt = sentAt;
+        this.fenceLimit = fenceLimit;
+        this.chainStart = chainStart;
+        this.acquiredAt = acquiredAt;
         this.leaseNanos = leaseNanos;
         this.renewed = renewed;
-        this.validUntil = sentAt + leaseNanos;
+        this.validUntil = validUntil;
+    }
+
+    /**
+     * The hold a local hand-off gives the next local holder: the same Redis key and token (still held), the
+     * next fencing token of the reserved block, and this hold's validity (no renewal was sent for it yet).
+     */
+    Hold successor(long now) {
+        return new Hold(
+                engine, state, token, fencingToken + 1, fenceLimit, chainStart, now, validUntil, leaseNanos, renewed);
     }
 
     @Override

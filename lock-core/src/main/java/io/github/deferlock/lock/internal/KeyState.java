@@ -34,6 +34,12 @@ final class KeyState {
 
     int holdCount;
 
+    /**
+     * A hold handed off by a releasing local holder to whoever takes the gate next; taken (or released in
+     * Redis) only by a thread that has the gate. It carries the user count of the hold it replaced.
+     */
+    private volatile Hold handed;
+
     private final ReentrantLock signalLock = new ReentrantLock();
     private final Condition signalled = signalLock.newCondition();
     private long signals;
@@ -44,6 +50,19 @@ final class KeyState {
         this.fence = Keys.fenceKey(key);
         this.channel = Keys.channel(key);
         this.keyString = new String(key, StandardCharsets.UTF_8);
+    }
+
+    void hand(Hold hold) {
+        handed = hold;
+    }
+
+    /** The handed-off hold, if any, now the caller's; call with the gate. */
+    Hold takeHanded() {
+        Hold h = handed;
+        if (h != null) {
+            handed = null;
+        }
+        return h;
     }
 
     /** How many signals were raised so far; read before a request, pass to {@link #await}. */

@@ -35,6 +35,20 @@ public final class LockEngine implements AutoCloseable {
 
     static final long MAX_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
+    /**
+     * Fencing tokens a watchdog acquisition reserves: its own plus one per local hand-off it may be followed
+     * by. So at most {@code HAND_OFF_BLOCK - 1} local holders follow one another without Redis seeing a
+     * release, which bounds how long other processes wait behind a busy JVM.
+     */
+    static final int HAND_OFF_BLOCK = 8;
+
+    private static final byte[] HAND_OFF_BLOCK_ARG =
+            Integer.toString(HAND_OFF_BLOCK).getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] SINGLE_TOKEN_ARG = {'1'};
+
+    /** No local hand-off once the Redis acquisition a chain of hand-offs began with is this old. */
+    static final long MAX_HAND_OFF_CHAIN_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
     private final LockConfig config;
     private final UnifiedJedis redis;
     private final LockClock clock;
@@ -134,7 +148,10 @@ public final class LockEngine implements AutoCloseable {
             if (!gated) {
                 outcome = new Outcome(null, 0, clock.nanoTime() - start, -1);
             } else {
-                outcome = contend(st, start, waitNanos, forever, leaseMillis, renew);
+                Hold handed = adoptHanded(st, renew, start);
+                outcome = handed != null
+                        ? new Outcome(handed, 0, clock.nanoTime() - start, -1)
+                        : contend(st, start, waitNanos, forever, leaseMillis, renew);
             }
             if (outcome.hold() == null) {
                 lastConflict.set(new LastConflict(name, outcome.holderTtl()));
@@ -148,9 +165,88 @@ public final class LockEngine implements AutoCloseable {
                 if (gated) {
                     st.gate.release();
                 }
+                sweepHanded(st);
                 exit(st);
             } // else the hold keeps the gate and its user count until it is released
         }
+    }
+
+    /**
+     * Takes the hold a releasing local holder handed off, if any (the caller has the gate). It is adopted
+     * when it is still held and the caller asked for a watchdog hold like it; otherwise it is released in
+     * Redis and the caller contends as usual.
+     */
+    private Hold adoptHanded(KeyState st, boolean renew, long start) {
+        Hold handed = st.takeHanded();
+        if (handed == null) {
+            return null;
+        }
+        exit(st); // the handed hold's user count: the caller's own now stands for it
+        if (renew && handed.isHeld()) {
+            notifyAcquired(st, handed.fencingToken, clock.nanoTime() - start);
+            return handed;
+        }
+        releaseHandedInRedis(handed);
+        return null;
+    }
+
+    /**
+     * A handed-off hold nobody came for (its waiters gave up or were interrupted) is released in Redis by
+     * whoever leaves the key's gate queue last: anyone who gets the gate while no one is queued for it.
+     */
+    private void sweepHanded(KeyState st) {
+        if (st.gate.hasQueuedThreads() || !st.gate.tryAcquire()) {
+            return;
+        }
+        try {
+            Hold handed = st.takeHanded();
+            if (handed != null) {
+                exit(st);
+                releaseHandedInRedis(handed);
+            }
+        } finally {
+            st.gate.release();
+        }
+    }
+
+    /** Ends a handed-off hold nobody adopted: out of the watchdog, compare-and-delete in Redis. */
+    private void releaseHandedInRedis(Hold handed) {
+        if (handed.finish() == Hold.RELEASED) {
+            return;
+        }
+        watchdog.remove(handed);
+        KeyState st = handed.state;
+        try {
+            Script.RELEASE.run(redis, List.of(st.key), List.of(handed.token, st.channel, shardedFlag()));
+        } catch (JedisException e) {
+            LOG.debug("cannot release the unadopted hand-off of lock '{}'; it expires with its lease", st.keyString, e);
+        }
+    }
+
+    /**
+     * Hands {@code hold} (just finished, it was held) to the next local waiter instead of releasing it in
+     * Redis: the key stays held under the same token and the waiter gets the next fencing token of the
+     * reserved block. Only for watchdog holds with tokens left in the block, a chain younger than {@link
+     * #MAX_HAND_OFF_CHAIN_NANOS}, and at least half a lease of validity left (renewals are working).
+     *
+     * @return whether the hold was handed off (the gate is then released and the user count moved on)
+     */
+    private boolean handOff(Hold hold) {
+        KeyState st = hold.state;
+        if (!hold.renewed || closed || hold.fencingToken >= hold.fenceLimit || !st.gate.hasQueuedThreads()) {
+            return false;
+        }
+        long now = clock.nanoTime();
+        if (now - hold.chainStart >= MAX_HAND_OFF_CHAIN_NANOS || hold.validUntil() - now < hold.leaseNanos / 2) {
+            return false;
+        }
+        Hold next = hold.successor(now);
+        watchdog.add(next);
+        watchdog.remove(hold);
+        st.hand(next);
+        st.gate.release();
+        sweepHanded(st);
+        return true;
     }
 
     private boolean enterGate(KeyState st, long start, long waitNanos, boolean forever) throws InterruptedException {
@@ -185,9 +281,10 @@ public final class LockEngine implements AutoCloseable {
                 byte[] token = newToken();
                 long sentAt = clock.nanoTime();
                 attempts++;
-                long[] reply = acquireInRedis(st, token, lease);
+                long[] reply = acquireInRedis(st, token, lease, renew ? HAND_OFF_BLOCK_ARG : SINGLE_TOKEN_ARG);
                 if (reply[0] == 1) {
-                    Hold hold = new Hold(this, st, token, reply[1], sentAt, leaseNanos, renew);
+                    long first = reply[1] - (renew ? HAND_OFF_BLOCK : 1) + 1;
+                    Hold hold = new Hold(this, st, token, first, reply[1], sentAt, leaseNanos, renew);
                     if (renew) {
                         watchdog.add(hold);
                     }
@@ -228,9 +325,9 @@ public final class LockEngine implements AutoCloseable {
     }
 
     /** Runs the acquire script (with {@code WAIT} when configured); returns {1, fence} or {0, ttl}. */
-    private long[] acquireInRedis(KeyState st, byte[] token, byte[] lease) {
+    private long[] acquireInRedis(KeyState st, byte[] token, byte[] lease, byte[] fenceBlock) {
         List<byte[]> keys = List.of(st.key, st.fence);
-        List<byte[]> args = List.of(token, lease);
+        List<byte[]> args = List.of(token, lease, fenceBlock);
         try {
             if (config.replicas() == 0) {
                 return parse(Script.ACQUIRE.run(redis, keys, args));
@@ -320,10 +417,14 @@ public final class LockEngine implements AutoCloseable {
             return;
         }
         KeyState st = hold.state;
+        long now = clock.nanoTime();
+        if (before == Hold.HELD && handOff(hold)) {
+            notifyReleased(st, now - hold.acquiredAt);
+            return;
+        }
         if (hold.renewed) {
             watchdog.remove(hold);
         }
-        long now = clock.nanoTime();
         boolean deleted = false;
         LockException failure = null;
         try {
@@ -467,6 +568,9 @@ public final class LockEngine implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        for (KeyState st : states.values()) {
+            sweepHanded(st);
+        }
         watchdog.close();
         synchronized (noticesLock) {
             if (notices != null) {

@@ -1,16 +1,21 @@
--- Acquires a lock: SET NX PX with the caller's fresh token and, on success, INCR of the fencing counter.
+-- Acquires a lock: SET NX PX with the caller's fresh token and, on success, INCRBY of the fencing counter by
+-- a block of fencing tokens. The first token of the block is this acquisition's; the process may hand the
+-- hold to its own next local waiter with the next token of the block, without a round trip. Every later
+-- acquisition, by anyone, INCRBYs past the whole block, so tokens stay strictly increasing per key.
 --
 -- KEYS[1]  lock key              p{e}
 -- KEYS[2]  fencing counter key   p{e}:fence (same hash tag, same slot)
 -- ARGV[1]  token: 32 hex digits, a fresh random 128-bit value per acquisition
 -- ARGV[2]  lease in milliseconds
+-- ARGV[3]  fencing tokens to reserve (>= 1)
 --
--- Returns {1, fencing token} when acquired (the token is the counter's new value, >= 1);
+-- Returns {1, the counter's new value: the block's last token} when acquired (the block is
+--         [value - ARGV[3] + 1, value], its first token >= 1);
 --         {0, remaining TTL of the holder's key in ms, or -1 when it has none} when taken.
--- Errors: WRONGTYPE when the lock key holds a non-string value; the INCR error when the counter is not an
+-- Errors: WRONGTYPE when the lock key holds a non-string value; the INCRBY error when the counter is not an
 --         integer (the lock key is removed again, so nothing is left behind).
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-  local fence = redis.pcall('INCR', KEYS[2])
+  local fence = redis.pcall('INCRBY', KEYS[2], ARGV[3])
   if type(fence) == 'table' and fence.err then
     redis.call('DEL', KEYS[1])
     return fence
