@@ -85,6 +85,8 @@ public final class DelayQueue<T> {
     private static final int BULK = 500;
     /** The largest claim. */
     static final int MAX_CLAIM = 1000;
+    /** The most acks per script call ({@link #ackAll(List)}, or riding along with a claim). */
+    static final int MAX_ACKS = 500;
 
     private static final int MAX_ERROR_CHARS = 4000;
     private static final int MAX_ID_BYTES = 512;
@@ -283,17 +285,25 @@ public final class DelayQueue<T> {
         List<byte[]> args = new ArrayList<>(1 + 4 * jobs.size());
         List<String> ids = new ArrayList<>(jobs.size());
         boolean[] generated = new boolean[jobs.size()];
+        Duration lastDelay = null;
+        byte[] lastDelayArg = null;
         for (int i = 0; i < jobs.size(); i++) {
             NewJob<T> job = Objects.requireNonNull(jobs.get(i), "a job cannot be null");
             String id = job.id() != null ? requireId(job.id()) : newId();
             generated[i] = job.id() == null;
-            if (job.delay() != null) {
-                requireDelay(job.delay());
-            } else {
-                requireAt(job.at());
-            }
             ids.add(id);
-            addJobArgs(args, id, encode(job.payload()), job.delay(), job.at());
+            if (job.delay() != null) {
+                if (!job.delay().equals(lastDelay)) { // a batch often shares one delay: format it once
+                    lastDelayArg = num(toMillis(requireDelay(job.delay())));
+                    lastDelay = job.delay();
+                }
+                args.add(utf8(id));
+                args.add(DELAY);
+                args.add(lastDelayArg);
+                args.add(encode(job.payload()));
+            } else {
+                addJobArgs(args, id, encode(job.payload()), null, requireAt(job.at()));
+            }
         }
         List<EnqueueResult> results = new ArrayList<>(jobs.size());
         if (jobs.isEmpty()) {
@@ -309,7 +319,22 @@ public final class DelayQueue<T> {
             chunk.addAll(args.subList(4 * from, 4 * to));
             chunks.add(chunk);
         }
-        List<Object> replies = call("enqueueAll", () -> pipelineEnqueue(enqueueKeys, chunks));
+        if (!enqueuePreloaded) {
+            call("enqueueAll", () -> {
+                ENQUEUE.preload(redis, keys.due()); // once: a later NOSCRIPT re-runs its chunk in pipeline()
+                return null;
+            });
+            enqueuePreloaded = true;
+        }
+        List<Object> replies = call(
+                "enqueueAll",
+                () -> pipeline(
+                        ENQUEUE,
+                        enqueueKeys,
+                        chunks,
+                        "enqueueAll",
+                        "every job of the batch is stored on the primary",
+                        true));
         for (int c = 0; c < replies.size(); c++) {
             List<?> reply = (List<?>) replies.get(c);
             int base = c * ENQUEUE_CHUNK;
@@ -320,14 +345,20 @@ public final class DelayQueue<T> {
         return results;
     }
 
-    private List<Object> pipelineEnqueue(List<byte[]> enqueueKeys, List<List<byte[]>> chunks) {
-        if (!enqueuePreloaded) {
-            ENQUEUE.preload(redis, keys.due()); // once: a later NOSCRIPT re-runs its chunk below
-            enqueuePreloaded = true;
-        }
-        Object[] replies = new Object[chunks.size()];
+    /**
+     * Runs {@code script} once per entry of {@code argLists} in one pipeline (re-running by body the calls that
+     * met {@code NOSCRIPT}); with {@link Builder#waitForReplicas} a {@code WAIT} follows on the same connection.
+     */
+    private List<Object> pipeline(
+            Script script,
+            List<byte[]> scriptKeys,
+            List<List<byte[]>> argLists,
+            String op,
+            String stored,
+            boolean strict) {
+        Object[] replies = new Object[argLists.size()];
         List<Integer> todo = new ArrayList<>();
-        for (int c = 0; c < chunks.size(); c++) {
+        for (int c = 0; c < argLists.size(); c++) {
             todo.add(c);
         }
         boolean bySha = true;
@@ -339,11 +370,11 @@ public final class DelayQueue<T> {
                 for (int c : todo) {
                     responses.add(
                             bySha
-                                    ? ENQUEUE.queue(pipeline, enqueueKeys, chunks.get(c))
-                                    : ENQUEUE.queueBody(pipeline, enqueueKeys, chunks.get(c)));
+                                    ? script.queue(pipeline, scriptKeys, argLists.get(c))
+                                    : script.queueBody(pipeline, scriptKeys, argLists.get(c)));
                 }
                 if (replicas > 0) { // on the same connection as the writes
-                    waited = pipeline.waitReplicas(keys.due(), replicas, replicaTimeout.toMillis());
+                    waited = pipeline.waitReplicas(scriptKeys.get(0), replicas, replicaTimeout.toMillis());
                 }
                 pipeline.sync();
             } catch (JedisConnectionException | JedisMovedDataException e) {
@@ -366,7 +397,7 @@ public final class DelayQueue<T> {
             bySha = false;
         }
         if (acked < replicas) {
-            throw tooFewReplicas("enqueueAll", acked, "every job of the batch is stored on the primary");
+            tooFewReplicas(op, acked, stored, strict);
         }
         return List.of(replies);
     }
@@ -376,7 +407,8 @@ public final class DelayQueue<T> {
      * use the same connection, and too few acknowledging replicas is a {@link DelayQueueException} that says
      * {@code stored}.
      */
-    private Object runAndWait(String op, Script script, List<byte[]> scriptKeys, List<byte[]> args, String stored) {
+    private Object runAndWait(
+            String op, Script script, List<byte[]> scriptKeys, List<byte[]> args, String stored, boolean strict) {
         if (replicas == 0) {
             return script.run(redis, scriptKeys, args);
         }
@@ -404,15 +436,19 @@ public final class DelayQueue<T> {
             break;
         }
         if (acked < replicas) {
-            throw tooFewReplicas(op, acked, stored);
+            tooFewReplicas(op, acked, stored, strict);
         }
         return reply;
     }
 
-    private DelayQueueException tooFewReplicas(String op, long acked, String stored) {
-        return new DelayQueueException(op + " on queue '" + name + "' was acknowledged by " + acked + " of "
-                + replicas + " replicas within " + replicaTimeout + "; " + stored
-                + " and may be lost if it fails over now");
+    /** Throws (strict) or logs that too few replicas acknowledged a write that the primary applied. */
+    private void tooFewReplicas(String op, long acked, String stored, boolean strict) {
+        String message = op + " on queue '" + name + "' was acknowledged by " + acked + " of " + replicas
+                + " replicas within " + replicaTimeout + "; " + stored + " and may be lost if it fails over now";
+        if (strict) {
+            throw new DelayQueueException(message);
+        }
+        LOG.warn(message);
     }
 
     /**
@@ -461,7 +497,8 @@ public final class DelayQueue<T> {
                         enqueueKeys,
                         args,
                         "job '" + jobId + "' is stored on the primary (enqueueing it again with the same id is"
-                                + " idempotent)"));
+                                + " idempotent)",
+                        true));
         return result(jobId, generated, reply, 0);
     }
 
@@ -499,63 +536,86 @@ public final class DelayQueue<T> {
      * @throws DelayQueueException when Redis fails
      */
     public List<Job<T>> claim(int max) {
-        return claimBatch(max).jobs();
+        return claimBatch(max, List.of()).jobs();
     }
 
-    ClaimBatch<T> claimBatch(int max) {
+    /**
+     * Claims like {@link #claim(int)}, first acking {@code acks} (at most {@link #MAX_ACKS}) in the same script
+     * call; their results are in {@link ClaimBatch#acked()}, in order. The acked jobs are not marked settled
+     * here: the caller reports each result.
+     */
+    ClaimBatch<T> claimBatch(int max, List<Job<T>> acks) {
         if (max < 1 || max > MAX_CLAIM) {
             throw new IllegalArgumentException("max must be within [1, " + MAX_CLAIM + "], got " + max);
         }
+        if (acks.size() > MAX_ACKS) {
+            throw new IllegalArgumentException("at most " + MAX_ACKS + " acks ride along with a claim");
+        }
         List<byte[]> claimKeys =
                 QueueKeys.list(keys.due(), keys.inflight(), keys.jobs(), keys.dead(), keys.errors(), keys.seq());
-        List<byte[]> args = List.of(num(max), num(visibilityTimeout.toMillis()), num(maxAttempts), num(RETURN_LIMIT));
+        List<byte[]> args = new ArrayList<>(4 + 2 * acks.size());
+        args.add(num(max));
+        args.add(num(visibilityTimeout.toMillis()));
+        args.add(num(maxAttempts));
+        args.add(num(RETURN_LIMIT));
+        addReceipts(args, acks);
         List<?> reply = (List<?>) call("claim", () -> CLAIM.run(redis, claimKeys, args));
         long nowMicros = (Long) reply.get(0);
         long wake = (Long) reply.get(1);
+        List<Boolean> acked = results((List<?>) reply.get(2));
         Instant visibleUntil = clock.instant().plus(visibilityTimeout);
-        List<Job<T>> jobs = new ArrayList<>((reply.size() - 2) / 3);
-        for (int i = 2; i + 2 < reply.size(); i += 3) {
-            String id = new String((byte[]) reply.get(i), StandardCharsets.UTF_8);
-            Envelope env;
-            try {
-                env = Envelope.parse((byte[]) reply.get(i + 1));
-            } catch (RuntimeException e) {
-                // cannot happen with our own scripts; never let one bad entry strand the rest of the batch
-                LOG.warn(
-                        "queue '{}': job {} has an unreadable envelope and stays in flight: {}",
-                        name,
-                        id,
-                        e.toString());
-                continue;
+        List<Job<T>> jobs = new ArrayList<>((reply.size() - 3) / 3);
+        for (int i = 3; i + 2 < reply.size(); i += 3) {
+            Job<T> job =
+                    decode((byte[]) reply.get(i), (byte[]) reply.get(i + 1), (byte[]) reply.get(i + 2), visibleUntil);
+            if (job != null) {
+                jobs.add(job);
             }
-            String error = text((byte[]) reply.get(i + 2));
-            T payload;
-            try {
-                payload = reader.readValue(env.raw(), env.payloadOffset(), env.payloadLength());
-            } catch (IOException | RuntimeException e) {
-                String reason = "undecodable payload: " + e.getClass().getSimpleName() + ": " + e.getMessage();
-                LOG.warn("queue '{}': job {} moved to the dead letters, {}", name, id, reason);
-                try {
-                    settle("deadLetter", id, env.receipt(), reason, 0, 0);
-                } catch (RuntimeException settleFailure) {
-                    LOG.warn(
-                            "queue '{}': dead-lettering job {} failed, it will be redelivered: {}",
-                            name,
-                            id,
-                            settleFailure.toString());
-                }
-                continue;
-            }
-            jobs.add(new Job<>(
-                    id,
-                    payload,
-                    env.attempts(),
-                    Instant.ofEpochMilli(env.dueMs()),
-                    env.receipt(),
-                    error.isEmpty() ? null : error,
-                    visibleUntil));
         }
-        return new ClaimBatch<>(jobs, nowMicros, wake);
+        return new ClaimBatch<>(jobs, nowMicros, wake, acked);
+    }
+
+    /** One claimed job from the claim reply, or null when it cannot be read (then it was dealt with). */
+    private Job<T> decode(byte[] rawId, byte[] rawEnvelope, byte[] rawError, Instant visibleUntil) {
+        String id = new String(rawId, StandardCharsets.UTF_8);
+        Envelope env;
+        try {
+            env = Envelope.parse(rawEnvelope);
+        } catch (RuntimeException e) {
+            // cannot happen with our own scripts; never let one bad entry strand the rest of the batch
+            LOG.warn("queue '{}': job {} has an unreadable envelope and stays in flight: {}", name, id, e.toString());
+            return null;
+        }
+        T payload;
+        try {
+            payload = reader.readValue(env.raw(), env.payloadOffset(), env.payloadLength());
+        } catch (IOException | RuntimeException e) {
+            deadLetterUndecodable(id, env, e);
+            return null;
+        }
+        String error = text(rawError);
+        return new Job<>(
+                id,
+                payload,
+                env.attempts(),
+                Instant.ofEpochMilli(env.dueMs()),
+                env.receipt(),
+                error.isEmpty() ? null : error,
+                visibleUntil);
+    }
+
+    private void deadLetterUndecodable(String id, Envelope env, Exception e) {
+        String reason = "undecodable payload: " + e.getClass().getSimpleName() + ": " + e.getMessage();
+        LOG.warn("queue '{}': job {} moved to the dead letters, {}", name, id, reason);
+        try {
+            settle("deadLetter", id, env.receipt(), reason, 0, 0);
+        } catch (RuntimeException settleFailure) {
+            LOG.warn(
+                    "queue '{}': dead-lettering job {} failed, it will be redelivered: {}",
+                    name,
+                    id,
+                    settleFailure.toString());
+        }
     }
 
     /**
@@ -570,12 +630,80 @@ public final class DelayQueue<T> {
         Objects.requireNonNull(job, "job cannot be null");
         List<byte[]> ackKeys = QueueKeys.list(keys.jobs(), keys.inflight(), keys.errors());
         List<byte[]> args = List.of(utf8(job.id()), utf8(job.receipt()));
-        long r = (Long) call(
+        List<?> r = (List<?>) call(
                 "ack",
                 () -> runAndWait(
-                        "ack", ACK, ackKeys, args, "job '" + job.id() + "' is acked (deleted) on the primary"));
+                        "ack", ACK, ackKeys, args, "job '" + job.id() + "' is acked (deleted) on the primary", true));
         job.markSettled();
-        return r == 1L;
+        return (Long) r.get(0) == 1L;
+    }
+
+    /**
+     * Acks many claimed jobs with one script call per {@link #MAX_ACKS} jobs (pipelined), instead of one round
+     * trip each; with {@link Builder#waitForReplicas} one {@code WAIT} follows the whole batch. Each job is
+     * judged on its own, as by {@link #ack(Job)}.
+     *
+     * @return one result per job, in order: true when acked, false when its receipt is stale (or the same job
+     *     came earlier in the list)
+     * @throws NullPointerException when {@code jobs} or one of them is null
+     * @throws DelayQueueException when Redis fails (the jobs may or may not be acked: acking them again is
+     *     safe and reports false for those that were)
+     */
+    public List<Boolean> ackAll(List<Job<T>> jobs) {
+        return ackAll(jobs, true);
+    }
+
+    /**
+     * {@link #ackAll(List)}; with {@code strict} false, too few replicas acknowledging is logged instead of
+     * thrown (the acks are applied on the primary either way), so the caller keeps the per-job results.
+     */
+    List<Boolean> ackAll(List<Job<T>> jobs, boolean strict) {
+        Objects.requireNonNull(jobs, "jobs cannot be null");
+        for (Job<T> job : jobs) {
+            Objects.requireNonNull(job, "a job cannot be null");
+        }
+        List<Boolean> out = new ArrayList<>(jobs.size());
+        if (jobs.isEmpty()) {
+            return out;
+        }
+        List<byte[]> ackKeys = QueueKeys.list(keys.jobs(), keys.inflight(), keys.errors());
+        List<List<byte[]>> chunks = new ArrayList<>();
+        for (int from = 0; from < jobs.size(); from += MAX_ACKS) {
+            List<byte[]> chunk = new ArrayList<>();
+            addReceipts(chunk, jobs.subList(from, Math.min(jobs.size(), from + MAX_ACKS)));
+            chunks.add(chunk);
+        }
+        String stored = jobs.size() + " jobs are acked (deleted) on the primary";
+        List<Object> replies = chunks.size() == 1
+                ? List.of(call("ackAll", () -> runAndWait("ackAll", ACK, ackKeys, chunks.get(0), stored, strict)))
+                : call("ackAll", () -> pipeline(ACK, ackKeys, chunks, "ackAll", stored, strict));
+        for (Object reply : replies) {
+            out.addAll(results((List<?>) reply));
+        }
+        for (Job<T> job : jobs) {
+            job.markSettled();
+        }
+        return out;
+    }
+
+    /** True when writes are followed by {@code WAIT} ({@link Builder#waitForReplicas}). */
+    boolean waitsForReplicas() {
+        return replicas > 0;
+    }
+
+    private static void addReceipts(List<byte[]> args, List<? extends Job<?>> jobs) {
+        for (Job<?> job : jobs) {
+            args.add(utf8(job.id()));
+            args.add(utf8(job.receipt()));
+        }
+    }
+
+    private static List<Boolean> results(List<?> flags) {
+        List<Boolean> out = new ArrayList<>(flags.size());
+        for (Object f : flags) {
+            out.add((Long) f == 1L);
+        }
+        return out;
     }
 
     /**
@@ -1127,9 +1255,9 @@ public final class DelayQueue<T> {
         }
 
         /**
-         * After every acknowledged enqueue (single and batch) and every ack, waits with {@code WAIT} until
-         * {@code replicas} replicas have the write, sent on the same connection as the write (pipelined with
-         * the script). Off by default. When fewer replicas acknowledge within {@code timeout}, the call throws a
+         * After every acknowledged enqueue (single and batch) and every ack (one {@code WAIT} per {@link
+         * DelayQueue#ackAll(List)} call or worker ack batch), waits with {@code WAIT} until {@code replicas} replicas have
+         * the write, sent on the same connection as the write (pipelined with the script). Off by default. When fewer replicas acknowledge within {@code timeout}, the call throws a
          * {@link DelayQueueException} naming the count, but the write is <em>not</em> undone: the job is stored
          * (or acked) on the primary and only at risk should the primary fail over before its replicas catch
          * up. An enqueue may be retried with the same id, which is idempotent. This narrows, but does not

@@ -4,11 +4,13 @@ import io.github.deferlock.delay.internal.WakeSubscriber;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -19,10 +21,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs a {@link JobHandler} on the jobs of a {@link DelayQueue}: one dispatcher thread claims jobs in batches
- * (never more than there are free handler threads), and {@code concurrency} handler threads run them.
- * Returning from the handler acks the job; an exception (or error) nacks it with the queue's backoff. A
- * handler that settles the job itself is left alone.
+ * Runs a {@link JobHandler} on the jobs of a {@link DelayQueue}: one dispatcher thread claims due jobs in
+ * batches into a small local buffer, {@code concurrency} handler threads take them from it, and finished jobs
+ * are acked in batches. Returning from the handler acks the job; an exception (or error) nacks it with the
+ * queue's backoff. A handler that settles the job itself is left alone.
  *
  * <pre>{@code
  * try (DelayQueueWorker<Email> worker = DelayQueueWorker.builder(queue, job -> send(job.payload()))
@@ -33,14 +35,33 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  *
+ * <p><b>Claiming ahead.</b> One claim takes up to {@link Builder#batchSize(int) batchSize} jobs, so one round
+ * trip feeds many handler runs. Jobs beyond the free handler threads wait in the worker's buffer, in flight in
+ * Redis with their visibility timeout running, so the worker claims ahead only as many jobs as its handlers
+ * are expected to start within a tenth of the queue's visibility timeout (at most 1 s), judged by how long its
+ * recent handler runs took: fast handlers get a buffer of up to {@code batchSize} jobs; handlers slower than
+ * that get none, and a claim then takes no more jobs than there are free handler threads (as it does until
+ * the first handler run finished). A job that still waited half its visibility timeout in the buffer is given
+ * back to due without spending an attempt instead of being started late. A worker holds at most {@code
+ * concurrency + batchSize} jobs, and claims again once its buffer is half empty.
+ *
+ * <p><b>Acking in batches.</b> A finished job's ack rides along with the worker's next claim (one script call
+ * for both); when no claim comes within 5 ms, the pending acks are sent on their own, many in one call. So
+ * under load acks cost no round trip of their own. With {@link DelayQueue.Builder#waitForReplicas} acks are
+ * always sent on their own, with one {@code WAIT} per batch. An ack call that fails is retried (3 tries in
+ * all, as for the other settlements); each job whose receipt turned out stale is logged on its own. A crash
+ * loses the acks still pending (at most about 5 ms of finished jobs): those jobs are redelivered after their
+ * visibility timeout, as at-least-once delivery allows.
+ *
  * <p>When nothing is due the dispatcher sleeps until the earliest due time (or visibility deadline) that
  * the claim reported, and is woken early by the notice the enqueue script publishes when a job becomes the
  * earliest one. A lost notice or a dropped subscription cannot stall it: it also polls every {@code
  * fallbackPoll} (default 1 s), so an idle worker costs Redis about one command per second. Redis failures
  * are logged and retried with backoff; handler failures never stop the loop.
  *
- * <p>{@link #close(Duration)} stops claiming, lets running handlers finish within the timeout, then
- * interrupts the rest; what they leave unsettled is redelivered after the visibility timeout.
+ * <p>{@link #close(Duration)} stops claiming, gives the buffered jobs back to due at once without spending an
+ * attempt, lets running handlers finish within the timeout, then interrupts the rest (their jobs are given
+ * back the same way), and sends every pending ack before it returns.
  *
  * <p>Threadsafe.
  *
@@ -50,6 +71,11 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(DelayQueueWorker.class);
     private static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(30);
     private static final long MIN_IDLE_WAIT_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
+    private static final Duration DEFAULT_ACK_DELAY = Duration.ofMillis(5);
+    private static final long MAX_START_WINDOW_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final int SETTLE_TRIES = 3;
+    private static final int DEFAULT_MIN_BATCH = 32;
+    private static final int DEFAULT_MAX_BATCH = 100;
     private static final AtomicInteger SERIAL = new AtomicInteger();
     /** The most handler threads one worker runs. */
     public static final int MAX_CONCURRENCY = 10_000;
@@ -59,28 +85,51 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
     private final int concurrency;
     private final int batchSize;
     private final long fallbackPollNanos;
+    private final long ackDelayNanos;
+    /** Claim ahead only as many jobs as the handlers are expected to start within this. */
+    private final long startWindowNanos;
+    /** A buffered job that waited this long is given back instead of started. */
+    private final long staleNanos;
+
+    private final boolean piggybackAcks;
     private final ExecutorService executor;
-    private final Semaphore permits;
     private final Thread dispatcher;
     private final WakeSubscriber subscriber;
     private final boolean allowEvictionPolicy;
     private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicLong wakes = new AtomicLong();
-    private final ReentrantLock lock = new ReentrantLock();
-    private final Condition woken = lock.newCondition();
     private volatile boolean running;
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition dispatcherWake = lock.newCondition();
+    private final Condition jobsReady = lock.newCondition();
+    // guarded by lock:
+    private final ArrayDeque<Buffered<T>> buffer = new ArrayDeque<>();
+    private final ArrayDeque<PendingAck<T>> acks = new ArrayDeque<>();
+    private int inHand; // claimed and not yet finished: buffered + running
+    private int loops; // handler loops started and not ended
+    private int idleLoops; // handler loops waiting for a job
+    private boolean accepting = true; // false once close() took the buffered jobs
+    private boolean acksOpen = true; // false once close() took the last pending acks: late ones go at once
+    private boolean awaitingRoom; // the dispatcher waits for handlers to make room
+    private long avgHandlerNanos = -1; // -1 until a handler run finished
 
     private DelayQueueWorker(Builder<T> b) {
         this.queue = b.queue;
         this.handler = b.handler;
         this.concurrency = b.concurrency;
-        this.batchSize = b.batchSize > 0 ? b.batchSize : Math.min(concurrency, 100);
+        this.batchSize =
+                b.batchSize > 0 ? b.batchSize : Math.min(DEFAULT_MAX_BATCH, Math.max(DEFAULT_MIN_BATCH, concurrency));
         this.fallbackPollNanos = b.fallbackPoll.toNanos();
+        this.ackDelayNanos = b.ackDelay.toNanos();
+        long visibility = queue.visibilityTimeout().toNanos();
+        this.startWindowNanos = Math.min(visibility / 10, MAX_START_WINDOW_NANOS);
+        this.staleNanos = visibility / 2;
+        this.piggybackAcks = !queue.waitsForReplicas();
         this.allowEvictionPolicy = b.allowEvictionPolicy;
         String base = "deferlock-" + queue.name() + "-" + SERIAL.incrementAndGet();
         this.executor = b.virtualThreads ? virtualThreadExecutor() : platformExecutor(base, concurrency);
-        this.permits = new Semaphore(concurrency);
         this.dispatcher = new Thread(this::dispatch, base + "-dispatcher");
         this.dispatcher.setDaemon(true);
         this.subscriber = new WakeSubscriber(queue.redis(), queue.wakeChannel(), this::wake, base + "-wake");
@@ -96,8 +145,8 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
     }
 
     /**
-     * Checks the server's eviction policy, then starts the dispatcher, the handler threads and the wake
-     * subscription.
+     * Checks the server's eviction policy, then starts the dispatcher and the wake subscription; handler
+     * threads start as jobs arrive.
      *
      * <p>The check runs once per start: it reads {@code maxmemory_policy} from {@code INFO memory}, or from
      * {@code CONFIG GET maxmemory-policy} when INFO is not permitted. An {@code allkeys-*} policy lets Redis
@@ -158,9 +207,10 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
     }
 
     /**
-     * Stops claiming, waits up to {@code timeout} for running handlers to finish (and be acked or nacked),
-     * then interrupts those still running; jobs they leave unsettled are redelivered after the visibility
-     * timeout. Idempotent.
+     * Stops claiming, gives the jobs that wait in the worker's buffer back to due at once (without spending an
+     * attempt), waits up to {@code timeout} for running handlers to finish (and be acked or nacked), then
+     * interrupts those still running: a job whose handler ends by that interruption is given back the same
+     * way. Before it returns it sends every pending ack (retrying a failed call like any settlement). Idempotent.
      *
      * @return true when every handler finished within the timeout
      * @throws NullPointerException when {@code timeout} is null
@@ -180,152 +230,385 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
         running = false;
         wake();
         subscriber.close();
-        boolean finished = true;
+        boolean interrupted = false;
+        boolean finished = false;
         try {
             if (dispatcher.isAlive()) {
                 dispatcher.interrupt();
                 dispatcher.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
             }
+        } catch (InterruptedException e) {
+            interrupted = true;
+        }
+        try {
+            giveBackBuffered();
             executor.shutdown();
-            finished = executor.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            if (!finished) {
-                LOG.warn("queue '{}': handlers still running after {}, interrupting them", queue.name(), timeout);
-                executor.shutdownNow();
+            if (!interrupted) {
+                finished = awaitHandlers(deadline);
+                if (!finished) {
+                    LOG.warn("queue '{}': handlers still running after {}, interrupting them", queue.name(), timeout);
+                }
             }
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            executor.shutdownNow();
-            finished = false;
+            interrupted = true;
+        } finally {
+            if (!finished) {
+                executor.shutdownNow();
+            }
+            List<PendingAck<T>> last;
+            lock.lock();
+            try {
+                acksOpen = false; // a handler that finishes from now on acks its job itself
+                last = drainAcks(Integer.MAX_VALUE);
+            } finally {
+                lock.unlock();
+            }
+            sendAcksNow(last);
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
         return finished;
+    }
+
+    /** Waits for the handler threads to end, sending the acks of the jobs they finish meanwhile. */
+    private boolean awaitHandlers(long deadline) throws InterruptedException {
+        for (; ; ) {
+            long left = deadline - System.nanoTime();
+            if (executor.awaitTermination(Math.max(0, Math.min(left, ackDelayNanos)), TimeUnit.NANOSECONDS)) {
+                return true;
+            }
+            if (left <= 0) {
+                return false;
+            }
+            List<PendingAck<T>> pending;
+            lock.lock();
+            try {
+                pending = drainAcks(Integer.MAX_VALUE);
+            } finally {
+                lock.unlock();
+            }
+            sendAcksNow(pending);
+        }
+    }
+
+    /** Stops the buffer and gives the jobs no handler started back to due, attempts unchanged. */
+    private void giveBackBuffered() {
+        List<Job<T>> unstarted = new ArrayList<>();
+        lock.lock();
+        try {
+            accepting = false;
+            for (Buffered<T> b; (b = buffer.poll()) != null; ) {
+                unstarted.add(b.job());
+            }
+            inHand -= unstarted.size();
+            jobsReady.signalAll(); // idle handler loops end
+        } finally {
+            lock.unlock();
+        }
+        for (Job<T> job : unstarted) {
+            giveBack(job, "return on close");
+        }
+    }
+
+    private void giveBack(Job<T> job, String what) {
+        settle(job, () -> queue.reschedule(job, Duration.ZERO, null), what);
     }
 
     private void wake() {
         wakes.incrementAndGet();
         lock.lock();
         try {
-            woken.signalAll();
+            dispatcherWake.signalAll();
         } finally {
             lock.unlock();
         }
     }
 
-    /** Waits up to {@code nanos} unless a wake-up came after {@code seen}; {@code seen < 0} ignores wake-ups. */
-    private void await(long nanos, long seen) throws InterruptedException {
-        lock.lock();
-        try {
-            long left = nanos;
-            while (running && (seen < 0 || wakes.get() == seen) && left > 0) {
-                left = woken.awaitNanos(left);
-            }
-        } finally {
-            lock.unlock();
-        }
-    }
+    // ---------------------------------------------------------------- dispatcher
 
     private void dispatch() {
         long errorPauseNanos = 0;
+        long pauseUntil = System.nanoTime(); // no Redis call before this (after a failure)
+        long nextClaimAt = pauseUntil;
+        long seen = wakes.get() - 1; // claim at once
         while (running) {
             int n;
+            boolean claim;
+            List<PendingAck<T>> sending;
+            lock.lock();
             try {
-                permits.acquire();
+                if (!running) {
+                    break;
+                }
+                long now = System.nanoTime();
+                n = claimSize();
+                boolean mayCall = now - pauseUntil >= 0;
+                claim = mayCall && n > 0 && (now - nextClaimAt >= 0 || wakes.get() != seen);
+                boolean ackNow = mayCall
+                        && !acks.isEmpty()
+                        && (acks.size() >= DelayQueue.MAX_ACKS || now - acks.peekFirst().since - ackDelayNanos >= 0);
+                if (!claim && !ackNow) {
+                    long until = now + fallbackPollNanos;
+                    if (n > 0) {
+                        until = earlier(until, later(nextClaimAt, pauseUntil));
+                    }
+                    if (!acks.isEmpty()) {
+                        until = earlier(until, later(acks.peekFirst().since + ackDelayNanos, pauseUntil));
+                    } else if (inHand > 0) {
+                        until = earlier(until, now + ackDelayNanos); // acks will come
+                    }
+                    awaitingRoom = n == 0;
+                    try {
+                        dispatcherWake.awaitNanos(until - now);
+                    } finally {
+                        awaitingRoom = false;
+                    }
+                    continue;
+                }
+                sending = claim && !piggybackAcks ? List.of() : drainAcks(DelayQueue.MAX_ACKS);
             } catch (InterruptedException e) {
                 break;
+            } finally {
+                lock.unlock();
             }
-            n = 1;
-            while (n < batchSize && permits.tryAcquire()) {
-                n++;
+            if (!claim) {
+                try {
+                    report(sending, queue.ackAll(jobsOf(sending), false));
+                    errorPauseNanos = 0;
+                } catch (RuntimeException e) {
+                    retryLater(sending, e);
+                    errorPauseNanos = nextPause(errorPauseNanos);
+                    LOG.warn(
+                            "queue '{}': ack of {} jobs failed, retrying in {} ms: {}",
+                            queue.name(),
+                            sending.size(),
+                            TimeUnit.NANOSECONDS.toMillis(errorPauseNanos),
+                            e.toString());
+                    pauseUntil = System.nanoTime() + errorPauseNanos;
+                }
+                continue;
             }
-            long seen = wakes.get();
+            long seenNow = wakes.get();
+            long sent = System.nanoTime();
             ClaimBatch<T> batch;
             try {
-                batch = queue.claimBatch(n);
+                batch = queue.claimBatch(n, jobsOf(sending));
                 errorPauseNanos = 0;
             } catch (RuntimeException e) {
-                permits.release(n);
-                errorPauseNanos = errorPauseNanos == 0
-                        ? TimeUnit.MILLISECONDS.toNanos(50)
-                        : Math.min(errorPauseNanos * 2, Math.max(fallbackPollNanos, TimeUnit.SECONDS.toNanos(1)));
+                retryLater(sending, e);
+                errorPauseNanos = nextPause(errorPauseNanos);
                 LOG.warn(
                         "queue '{}': claim failed, retrying in {} ms: {}",
                         queue.name(),
                         TimeUnit.NANOSECONDS.toMillis(errorPauseNanos),
                         e.toString());
-                try {
-                    await(errorPauseNanos, -1); // a wake-up must not cut the pause short
-                } catch (InterruptedException ie) {
-                    break;
-                }
+                pauseUntil = System.nanoTime() + errorPauseNanos; // a wake-up must not cut the pause short
+                nextClaimAt = pauseUntil;
                 continue;
             }
+            long received = System.nanoTime();
+            seen = seenNow;
+            report(sending, batch.acked());
             int claimed = batch.jobs().size();
-            for (Job<T> job : batch.jobs()) {
-                submit(job);
-            }
-            permits.release(n - claimed);
+            offer(batch.jobs());
             if (claimed == n) {
-                continue; // maybe more are due
+                nextClaimAt = received; // maybe more are due
+                continue;
             }
-            long waitNanos = fallbackPollNanos;
+            long next = received + fallbackPollNanos;
             if (batch.nextWakeMs() >= 0) {
+                // the server read its clock about halfway through the round trip
                 long untilNext = (batch.nextWakeMs() * 1000 - batch.serverNowMicros()) * 1000;
-                waitNanos = Math.min(waitNanos, Math.max(untilNext, claimed == 0 ? MIN_IDLE_WAIT_NANOS : 0));
+                next = earlier(next, sent + (received - sent) / 2 + untilNext);
             }
-            if (waitNanos > 0) {
+            nextClaimAt = claimed == 0 ? later(next, received + MIN_IDLE_WAIT_NANOS) : next;
+        }
+    }
+
+    private long nextPause(long errorPauseNanos) {
+        return errorPauseNanos == 0
+                ? TimeUnit.MILLISECONDS.toNanos(50)
+                : Math.min(errorPauseNanos * 2, Math.max(fallbackPollNanos, TimeUnit.SECONDS.toNanos(1)));
+    }
+
+    /**
+     * How many jobs the next claim may take, 0 when it should wait (see the class javadoc): the free handler
+     * threads plus the claim-ahead allowance, and only once the buffer is at most half full. Holding the lock.
+     */
+    private int claimSize() {
+        int ahead = 0;
+        if (avgHandlerNanos >= 0) {
+            ahead = (int) Math.min(batchSize, concurrency * startWindowNanos / Math.max(1, avgHandlerNanos));
+        }
+        if (buffer.size() > ahead / 2) {
+            return 0;
+        }
+        return Math.max(0, Math.min(batchSize, concurrency + ahead - inHand));
+    }
+
+    /** Puts claimed jobs in the buffer and starts handler loops for them, up to the concurrency. */
+    private void offer(List<Job<T>> jobs) {
+        if (jobs.isEmpty()) {
+            return;
+        }
+        int spawn;
+        lock.lock();
+        try {
+            if (accepting) {
+                long now = System.nanoTime();
+                for (Job<T> job : jobs) {
+                    buffer.add(new Buffered<>(job, now));
+                }
+                inHand += jobs.size();
+                for (int i = Math.min(idleLoops, jobs.size()); i > 0; i--) {
+                    jobsReady.signal();
+                }
+                spawn = Math.min(concurrency - loops, Math.max(0, buffer.size() - idleLoops));
+                loops += spawn;
+            } else {
+                spawn = -1;
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (spawn < 0) { // close() came during the claim
+            for (Job<T> job : jobs) {
+                giveBack(job, "return on close");
+            }
+            return;
+        }
+        for (int i = 0; i < spawn; i++) {
+            try {
+                executor.execute(this::handlerLoop);
+            } catch (RejectedExecutionException e) { // closing: close() gives the buffered jobs back
+                lock.lock();
                 try {
-                    await(waitNanos, seen);
-                } catch (InterruptedException e) {
-                    break;
+                    loops--;
+                } finally {
+                    lock.unlock();
                 }
             }
         }
     }
 
-    private void submit(Job<T> job) {
-        try {
-            executor.execute(() -> run(job));
-        } catch (RejectedExecutionException e) {
-            permits.release();
-            // closing: hand the job back at once rather than after its visibility timeout
+    /** Holding the lock: wakes the dispatcher when it waits for room and a claim may go now. */
+    private void signalRoom() {
+        if (awaitingRoom && claimSize() > 0) {
+            dispatcherWake.signal();
+        }
+    }
+
+    // ---------------------------------------------------------------- handlers
+
+    private void handlerLoop() {
+        for (; ; ) {
+            Buffered<T> next;
+            lock.lock();
             try {
-                queue.reschedule(job, Duration.ZERO, null);
-            } catch (RuntimeException re) {
-                LOG.warn("queue '{}': could not return job {}: {}", queue.name(), job.id(), re.toString());
+                while (buffer.isEmpty() && accepting) {
+                    idleLoops++;
+                    try {
+                        jobsReady.await();
+                    } catch (InterruptedException e) {
+                        // only close() ends a loop: it stops accepting first
+                    } finally {
+                        idleLoops--;
+                    }
+                }
+                next = buffer.poll();
+                if (next == null) {
+                    loops--;
+                    return;
+                }
+                signalRoom();
+            } finally {
+                lock.unlock();
+            }
+            long start = System.nanoTime();
+            boolean ran = false;
+            try {
+                if (start - next.claimedNanos() > staleNanos) {
+                    LOG.debug(
+                            "queue '{}': job {} waited too long in the buffer, giving it back",
+                            queue.name(),
+                            next.job().id());
+                    giveBack(next.job(), "return of a job that waited too long in the buffer");
+                } else {
+                    run(next.job());
+                    ran = true;
+                }
+            } catch (RuntimeException | Error e) { // run() catches the handler's; this is our own bug
+                LOG.error(
+                        "queue '{}': job {} could not be run",
+                        queue.name(),
+                        next.job().id(),
+                        e);
+            } finally {
+                long took = System.nanoTime() - start;
+                lock.lock();
+                try {
+                    inHand--;
+                    if (ran) {
+                        long avg = avgHandlerNanos;
+                        // rise fast (a slow handler must stop the claiming ahead at once), fall slowly
+                        avgHandlerNanos = avg < 0 ? took : took > avg ? (avg + took) / 2 : avg + (took - avg) / 8;
+                    }
+                    signalRoom();
+                } finally {
+                    lock.unlock();
+                }
+            }
+            if (!closed.get()) {
+                Thread.interrupted(); // a handler's leftover interrupt must not reach the next job
             }
         }
     }
 
     private void run(Job<T> job) {
+        Throwable failure = null;
         try {
-            Throwable failure = null;
-            try {
-                handler.handle(job);
-            } catch (Throwable t) {
-                failure = t;
-                if (t instanceof InterruptedException) {
-                    Thread.currentThread().interrupt();
+            handler.handle(job);
+        } catch (Throwable t) {
+            failure = t;
+            if (t instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (job.isSettled()) {
+            return;
+        }
+        if (failure != null && closed.get() && interruptedBy(failure)) {
+            // close() interrupted a handler that did not finish: this is not a failure of the job, so it
+            // goes back to due at once without counting an attempt
+            giveBack(job, "return on close");
+            return;
+        }
+        if (failure == null) {
+            ack(job);
+        } else {
+            LOG.debug("queue '{}': job {} attempt {} failed", queue.name(), job.id(), job.attempts(), failure);
+            String error =
+                    failure.getClass().getName() + (failure.getMessage() == null ? "" : ": " + failure.getMessage());
+            settle(job, () -> queue.nack(job, error, null), "nack");
+        }
+    }
+
+    /** Queues the ack for the dispatcher's next call; once close() sent the last batch, acks at once. */
+    private void ack(Job<T> job) {
+        lock.lock();
+        try {
+            if (acksOpen) {
+                acks.add(new PendingAck<>(job, System.nanoTime()));
+                if (acks.size() >= DelayQueue.MAX_ACKS) {
+                    dispatcherWake.signal();
                 }
-            }
-            if (job.isSettled()) {
                 return;
-            }
-            if (failure != null && closed.get() && interruptedBy(failure)) {
-                // close() interrupted a handler that did not finish: this is not a failure of the job, so it
-                // goes back to due at once without counting an attempt
-                settle(job, () -> queue.reschedule(job, Duration.ZERO, null), "return on close");
-                return;
-            }
-            if (failure == null) {
-                settle(job, () -> queue.ack(job), "ack");
-            } else {
-                LOG.debug("queue '{}': job {} attempt {} failed", queue.name(), job.id(), job.attempts(), failure);
-                String error = failure.getClass().getName()
-                        + (failure.getMessage() == null ? "" : ": " + failure.getMessage());
-                settle(job, () -> queue.nack(job, error, null), "nack");
             }
         } finally {
-            permits.release();
+            lock.unlock();
         }
+        settle(job, () -> queue.ack(job), "ack");
     }
 
     private static boolean interruptedBy(Throwable failure) {
@@ -337,35 +620,148 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
         return Thread.currentThread().isInterrupted();
     }
 
+    // ---------------------------------------------------------------- settling
+
+    /** Holding the lock: takes up to {@code max} pending acks, oldest first. */
+    private List<PendingAck<T>> drainAcks(int max) {
+        List<PendingAck<T>> out = new ArrayList<>(Math.min(max, acks.size()));
+        for (PendingAck<T> a; out.size() < max && (a = acks.poll()) != null; ) {
+            out.add(a);
+        }
+        return out;
+    }
+
+    private static <T> List<Job<T>> jobsOf(List<PendingAck<T>> pending) {
+        List<Job<T>> jobs = new ArrayList<>(pending.size());
+        for (PendingAck<T> a : pending) {
+            jobs.add(a.job);
+        }
+        return jobs;
+    }
+
+    /** Reports each ack's result on its own, as {@link #settle} does for one. */
+    private void report(List<PendingAck<T>> sent, List<Boolean> results) {
+        for (int i = 0; i < sent.size(); i++) {
+            Job<T> job = sent.get(i).job;
+            job.markSettled();
+            if (i < results.size() && !results.get(i)) {
+                refused(job, "ack");
+            }
+        }
+    }
+
+    /** After a failed call: acks with tries left go back to the front of the queue, the others are given up. */
+    private void retryLater(List<PendingAck<T>> failed, RuntimeException e) {
+        List<PendingAck<T>> again = new ArrayList<>(failed.size());
+        for (PendingAck<T> a : failed) {
+            if (++a.failures >= SETTLE_TRIES) {
+                gaveUp(a.job, "ack", e);
+            } else {
+                again.add(a);
+            }
+        }
+        boolean late;
+        lock.lock();
+        try {
+            late = !acksOpen;
+            if (!late) {
+                for (int i = again.size() - 1; i >= 0; i--) {
+                    acks.addFirst(again.get(i));
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (late) { // close() has sent its last batch: nobody else will
+            sendAcksNow(again);
+        }
+    }
+
+    /** Sends acks in this thread, in calls of {@link DelayQueue#MAX_ACKS}, with the retries of {@link #settle}. */
+    private void sendAcksNow(List<PendingAck<T>> pending) {
+        for (int from = 0; from < pending.size(); from += DelayQueue.MAX_ACKS) {
+            List<PendingAck<T>> chunk = pending.subList(from, Math.min(pending.size(), from + DelayQueue.MAX_ACKS));
+            for (; ; ) {
+                try {
+                    report(chunk, queue.ackAll(jobsOf(chunk), false));
+                    break;
+                } catch (RuntimeException e) {
+                    int tries = 0;
+                    for (PendingAck<T> a : chunk) {
+                        tries = Math.max(tries, ++a.failures);
+                    }
+                    if (tries >= SETTLE_TRIES || !pause(100L * tries)) {
+                        chunk.forEach(a -> gaveUp(a.job, "ack", e));
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
     private void settle(Job<T> job, java.util.function.BooleanSupplier action, String what) {
         for (int attempt = 1; ; attempt++) {
             try {
                 if (!action.getAsBoolean()) {
-                    LOG.warn(
-                            "queue '{}': {} of job {} refused: its visibility timeout expired and it will be or"
-                                    + " was redelivered",
-                            queue.name(),
-                            what,
-                            job.id());
+                    refused(job, what);
                 }
                 return;
             } catch (RuntimeException e) {
-                if (attempt >= 3) {
-                    LOG.warn(
-                            "queue '{}': {} of job {} failed, it will be redelivered: {}",
-                            queue.name(),
-                            what,
-                            job.id(),
-                            e.toString());
-                    return;
-                }
-                try {
-                    Thread.sleep(100L * attempt);
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
+                if (attempt >= SETTLE_TRIES || !pause(100L * attempt)) {
+                    gaveUp(job, what, e);
                     return;
                 }
             }
+        }
+    }
+
+    private static boolean pause(long ms) {
+        try {
+            Thread.sleep(ms);
+            return true;
+        } catch (InterruptedException ie) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    private void refused(Job<T> job, String what) {
+        LOG.warn(
+                "queue '{}': {} of job {} refused: its visibility timeout expired and it will be or was redelivered",
+                queue.name(),
+                what,
+                job.id());
+    }
+
+    private void gaveUp(Job<T> job, String what, RuntimeException e) {
+        LOG.warn(
+                "queue '{}': {} of job {} failed, it will be redelivered: {}",
+                queue.name(),
+                what,
+                job.id(),
+                e.toString());
+    }
+
+    private static long earlier(long a, long b) {
+        return a - b <= 0 ? a : b;
+    }
+
+    private static long later(long a, long b) {
+        return a - b >= 0 ? a : b;
+    }
+
+    /** A claimed job waiting for a handler thread, with the {@link System#nanoTime()} of its claim. */
+    private record Buffered<T>(Job<T> job, long claimedNanos) {}
+
+    /** A finished job whose ack was not sent yet. */
+    private static final class PendingAck<T> {
+        final Job<T> job;
+        final long since;
+        int failures;
+
+        PendingAck(Job<T> job, long since) {
+            this.job = job;
+            this.since = since;
         }
     }
 
@@ -411,6 +807,7 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
         private Boolean virtualThreads;
         private int batchSize;
         private Duration fallbackPoll;
+        private Duration ackDelay;
         private Boolean allowEvictionPolicyValue;
         private boolean allowEvictionPolicy;
 
@@ -420,7 +817,8 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
         }
 
         /**
-         * How many handlers run at once. Default 1.
+         * How many handlers run at once. Default 1. Handler threads start as jobs arrive; a worker holds at most
+         * {@code concurrency + batchSize} claimed jobs (see {@link #batchSize(int)}).
          *
          * @throws IllegalArgumentException when {@code n} is not within [1, {@link #MAX_CONCURRENCY}]
          * @throws IllegalStateException when already set
@@ -446,7 +844,16 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
         }
 
         /**
-         * The most jobs one claim takes (never more than free handlers). Default: the concurrency, at most 100.
+         * The most jobs one claim takes. Default: the concurrency, at least 32 and at most 100.
+         *
+         * <p>A claim may take more jobs than there are free handler threads: the rest wait in the worker's
+         * buffer while their visibility timeout runs. The rule that keeps them safe: the worker claims ahead
+         * (beyond its free threads) at most {@code batchSize} jobs, and only as many as its handlers are expected
+         * to start within a tenth of the queue's visibility timeout (at most 1 s), from the average duration of
+         * recent handler runs; so handlers slower than that window, or not measured yet, get no jobs ahead. It
+         * claims again once the buffer is at most half full. A buffered job that waited half the visibility
+         * timeout anyway (handlers turned slow) is given back to due without spending an attempt instead of
+         * being started late. {@link DelayQueueWorker#close(Duration)} gives buffered jobs back the same way.
          *
          * @throws IllegalArgumentException when {@code n} is not within [1, 1000]
          * @throws IllegalStateException when already set
@@ -479,6 +886,24 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
         }
 
         /**
+         * The longest a finished job's ack waits for a claim to ride along with before it is sent on its own.
+         * Default 5 ms. Package-private: tests set it long to see acks pending.
+         *
+         * @throws NullPointerException when {@code delay} is null
+         * @throws IllegalArgumentException when not within [0, 1 h]
+         * @throws IllegalStateException when already set
+         */
+        Builder<T> ackDelay(Duration delay) {
+            once(ackDelay, "ackDelay");
+            Objects.requireNonNull(delay, "ackDelay cannot be null");
+            if (delay.isNegative() || delay.compareTo(Duration.ofHours(1)) > 0) {
+                throw new IllegalArgumentException("ackDelay must be within [0, 1 h], got " + delay);
+            }
+            this.ackDelay = delay;
+            return this;
+        }
+
+        /**
          * Start even when the server's {@code maxmemory-policy} is {@code allkeys-*} (Redis may evict queue keys
          * and lose jobs), with a WARN instead of the {@link IllegalStateException} {@link
          * DelayQueueWorker#start()} throws by default. Default false.
@@ -506,6 +931,9 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
             }
             if (fallbackPoll == null) {
                 fallbackPoll = Duration.ofSeconds(1);
+            }
+            if (ackDelay == null) {
+                ackDelay = DEFAULT_ACK_DELAY;
             }
             return new DelayQueueWorker<>(this);
         }

@@ -375,6 +375,114 @@ final class DelayQueueIT {
     }
 
     @Test
+    void enqueueAll_newExistingInFlightAndRepeatedIds_eachReportedAsBefore(UnifiedJedis redis) {
+        DelayQueue<Msg> q = queue(redis);
+        EnqueueResult waiting = q.enqueue("waiting", new Msg("w", 0), Duration.ofMinutes(5));
+        q.enqueue("busy", new Msg("b", 0), Duration.ZERO);
+        assertThat(q.claim(1)).extracting(Job::id).containsExactly("busy");
+        Instant at = serverNow(redis).minusSeconds(1);
+        List<NewJob<Msg>> jobs = new ArrayList<>();
+        jobs.add(NewJob.of("waiting", new Msg("w", 1), Duration.ZERO));
+        jobs.add(NewJob.of("busy", new Msg("b", 1), Duration.ZERO));
+        for (int i = 0; i < 40; i++) { // more than 16: the seq's last hex digit wraps twice
+            jobs.add(NewJob.at("new-" + i, new Msg("n", i), at));
+        }
+        jobs.add(NewJob.of("new-3", new Msg("again", 3), Duration.ZERO)); // repeated within the batch
+
+        List<EnqueueResult> results = q.enqueueAll(jobs);
+
+        assertThat(results).hasSize(43);
+        assertThat(results.get(0).duplicate()).isTrue();
+        assertThat(results.get(0).dueAt()).isEqualTo(waiting.dueAt());
+        assertThat(results.get(1).duplicate()).isTrue();
+        assertThat(results.get(1).dueAt()).as("in flight: no due time").isNull();
+        assertThat(results.subList(2, 42)).noneMatch(EnqueueResult::duplicate);
+        assertThat(results.get(2).dueAt()).isEqualTo(at.truncatedTo(java.time.temporal.ChronoUnit.MILLIS));
+        assertThat(results.get(42).duplicate()).isTrue();
+        assertThat(results.get(42).dueAt()).isEqualTo(results.get(5).dueAt());
+        assertThat(q.size(JobState.DUE)).isEqualTo(41);
+        // equal due times come out in enqueue order (FIFO), the payload of the first "new-3" kept
+        List<Job<Msg>> claimed = q.claim(100);
+        assertThat(claimed)
+                .extracting(Job::id)
+                .containsExactlyElementsOf(
+                        jobs.subList(2, 42).stream().map(NewJob::id).toList());
+        assertThat(claimed.get(3).payload()).isEqualTo(new Msg("n", 3));
+        assertThat(q.enqueue("waiting", new Msg("w", 2), Duration.ZERO).duplicate())
+                .isTrue();
+    }
+
+    @Test
+    void enqueue_publishesTheWakeNoticeOnlyWhenAJobBecomesTheEarliest(UnifiedJedis redis) {
+        DelayQueue<Msg> q = queue(redis);
+        Instant base = serverNow(redis).plus(Duration.ofHours(1));
+        long before = publishes(redis);
+        q.schedule(new Msg("first", 0), base); // the queue was empty
+        assertThat(publishes(redis) - before).isEqualTo(1);
+        q.schedule(new Msg("later", 0), base.plusSeconds(60));
+        q.schedule(new Msg("same time", 0), base); // not strictly earlier than the head
+        assertThat(publishes(redis) - before).isEqualTo(1);
+        q.schedule(new Msg("earlier", 0), base.minusSeconds(60));
+        assertThat(publishes(redis) - before).isEqualTo(2);
+        q.enqueueAll(List.of(
+                NewJob.at(new Msg("b1", 0), base.plusSeconds(5)), NewJob.at(new Msg("b2", 0), base.plusSeconds(6))));
+        assertThat(publishes(redis) - before).as("a batch of later jobs").isEqualTo(2);
+        q.enqueueAll(List.of(
+                NewJob.at(new Msg("b3", 0), base.plusSeconds(5)),
+                NewJob.at(new Msg("b4", 0), base.minusSeconds(120)),
+                NewJob.at(new Msg("b5", 0), base.minusSeconds(90))));
+        assertThat(publishes(redis) - before).as("one notice per batch").isEqualTo(3);
+    }
+
+    private static long publishes(UnifiedJedis redis) {
+        for (String line : redis.info("commandstats").split("\r\n")) {
+            if (line.startsWith("cmdstat_publish:")) {
+                int at = line.indexOf("calls=") + "calls=".length();
+                return Long.parseLong(line.substring(at, line.indexOf(',', at)));
+            }
+        }
+        return 0;
+    }
+
+    @Test
+    void ackAll_judgesEachJobOnItsOwn(UnifiedJedis redis) {
+        DelayQueue<Msg> q = queue(redis);
+        for (int i = 0; i < 4; i++) {
+            q.enqueue("j" + i, new Msg("m", i), Duration.ZERO);
+        }
+        List<Job<Msg>> jobs = q.claim(10);
+        assertThat(jobs).hasSize(4);
+        assertThat(q.cancel("j1")).isTrue(); // its receipt is now stale
+        assertThat(q.ack(jobs.get(2))).isTrue(); // already acked
+
+        List<Boolean> results = q.ackAll(List.of(jobs.get(0), jobs.get(1), jobs.get(2), jobs.get(3), jobs.get(0)));
+
+        assertThat(results).containsExactly(true, false, false, true, false);
+        assertThat(jobs).allMatch(Job::isSettled);
+        assertThat(q.size(JobState.IN_FLIGHT) + q.size(JobState.DUE)).isZero();
+        assertThat(q.ackAll(List.of())).isEmpty();
+        assertThatThrownBy(() -> q.ackAll(java.util.Arrays.asList(jobs.get(0), null)))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("a job cannot be null");
+    }
+
+    @Test
+    void ackAll_moreThanOneScriptCall_acksEveryJob(UnifiedJedis redis) {
+        DelayQueue<Msg> q = queue(redis);
+        List<Msg> payloads = new ArrayList<>();
+        for (int i = 0; i < 1200; i++) {
+            payloads.add(new Msg("m", i));
+        }
+        q.enqueueAll(payloads, Duration.ZERO);
+        List<Job<Msg>> jobs = new ArrayList<>(q.claim(1000));
+        jobs.addAll(q.claim(1000));
+        assertThat(jobs).hasSize(1200);
+
+        assertThat(q.ackAll(jobs)).hasSize(1200).allMatch(acked -> acked);
+        assertThat(q.size(JobState.IN_FLIGHT)).isZero();
+    }
+
+    @Test
     void claim_with100kDue_isBoundedPerCall(UnifiedJedis redis, RedisServer server) {
         DelayQueue<Msg> q = queue(redis);
         List<Msg> payloads = new ArrayList<>();

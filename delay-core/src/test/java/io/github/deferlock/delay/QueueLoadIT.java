@@ -137,11 +137,17 @@ final class QueueLoadIT {
     void worker_poisonMessage_deadLettersAndOthersKeepFlowing(RedisServer server) {
         try (RedisClient redis = Clients.pooled(server)) {
             run(redis, "q4warm", 2_000, false); // JIT warm-up
-            long clean = run(redis, "q4clean", 10_000, false);
-            long poisoned = run(redis, "q4poison", 10_000, true);
+            // a run takes a few hundred ms, so one GC pause would decide it: the best of 3 rounds per side
+            long clean = Long.MAX_VALUE;
+            long poisoned = Long.MAX_VALUE;
+            for (int round = 0; round < 3; round++) {
+                clean = Math.min(clean, run(redis, "q4clean" + round, 10_000, false));
+                poisoned = Math.min(poisoned, run(redis, "q4poison" + round, 10_000, true));
+            }
             double ratio = (double) clean / poisoned; // throughput with poison / without
             LOG.warn(
-                    "Q4: 10,000 jobs in {} ms without and {} ms with a poison message: throughput ratio {}",
+                    "Q4: 10,000 jobs in {} ms without and {} ms with a poison message (best of 3 rounds each):"
+                            + " throughput ratio {}",
                     clean,
                     poisoned,
                     String.format(java.util.Locale.ROOT, "%.2f", ratio));
@@ -156,6 +162,7 @@ final class QueueLoadIT {
                 .backoff(Backoff.fixed(Duration.ofMillis(20)))
                 .build();
         AtomicLong good = new AtomicLong();
+        AtomicLong doneAt = new AtomicLong();
         AtomicLong poisonRuns = new AtomicLong();
         String poisonId = poison ? queue.enqueue(new Msg("poison", -1)).id() : null;
         List<Msg> payloads = new ArrayList<>(n);
@@ -170,15 +177,17 @@ final class QueueLoadIT {
                         throw new IllegalStateException(
                                 "poison " + job.payload().n());
                     }
-                    good.incrementAndGet();
+                    if (good.incrementAndGet() == n) {
+                        doneAt.set(System.nanoTime()); // exact, where polling would add up to 20 ms
+                    }
                 })
                 .concurrency(4)
                 .build()
                 .start()) {
             await().atMost(Duration.ofSeconds(60))
                     .pollInterval(Duration.ofMillis(20))
-                    .until(() -> good.get() == n);
-            long ms = (System.nanoTime() - start) / 1_000_000;
+                    .until(() -> doneAt.get() != 0);
+            long ms = (doneAt.get() - start) / 1_000_000;
             if (poison) {
                 await().atMost(Duration.ofSeconds(10)).until(() -> queue.size(JobState.DEAD) == 1);
                 DeadLetter dead = queue.deadLetters(10).get(0);

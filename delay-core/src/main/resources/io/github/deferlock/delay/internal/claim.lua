@@ -1,13 +1,16 @@
--- claim: returns expired in-flight jobs to due (or to the dead letters once they used their attempts),
--- then moves up to ARGV[1] due jobs (earliest due first, FIFO among equal due times) to in flight with a
--- fresh receipt. Work per call is bounded by ARGV[1] + ARGV[4].
+-- claim: first acks the jobs given in ARGV[5..] (a worker's finished jobs ride along with its next claim),
+-- then returns expired in-flight jobs to due (or to the dead letters once they used their attempts), then
+-- moves up to ARGV[1] due jobs (earliest due first, FIFO among equal due times) to in flight with a fresh
+-- receipt. Work per call is bounded by ARGV[1] + ARGV[4] + the number of acks (at most 500).
 --
 -- KEYS[1] due zset, KEYS[2] in-flight zset (score = visibility deadline, epoch ms), KEYS[3] jobs hash,
 -- KEYS[4] dead zset (score = time of death, epoch ms), KEYS[5] errors hash (id -> last error),
 -- KEYS[6] sequence counter
 -- ARGV[1] max jobs to claim, ARGV[2] visibility timeout ms, ARGV[3] max attempts,
--- ARGV[4] max expired in-flight jobs to return in this call
+-- ARGV[4] max expired in-flight jobs to return in this call,
+-- ARGV[5..] pairs to ack first: job id, receipt (as in ack.lua)
 -- returns {now micros, next wake ms (earliest due or visibility deadline; -1 when both are empty),
+--          {ack result per pair, 1 deleted or 0 stale, as in ack.lua},
 --          id 1, envelope 1 (after the claim), last error 1 ("" if none), id 2, ...}
 if redis.replicate_commands then redis.replicate_commands() end
 local t = redis.call('TIME')
@@ -20,6 +23,32 @@ local function split(env)
   local i2 = string.find(env, '|', i1 + 1, true)
   local i3 = string.find(env, '|', i2 + 1, true)
   return tonumber(string.sub(env, 14, i1 - 1)), string.sub(env, i1 + 1, i2 - 1), i3
+end
+
+local acks = {}
+if #ARGV > 4 then
+  local ids = {}
+  for k = 5, #ARGV, 2 do ids[#ids + 1] = ARGV[k] end
+  local envs = redis.call('HMGET', KEYS[3], unpack(ids))
+  local members, acked, done = {}, {}, {}
+  for k = 1, #ids do
+    local id, env, ok = ids[k], envs[k], 0
+    if env and not done[id] and string.sub(env, 13, 13) == 'f' then
+      local _, receipt = split(env)
+      if receipt == ARGV[4 + 2 * k] then
+        ok = 1
+        done[id] = true
+        members[#members + 1] = string.sub(env, 1, 12) .. id
+        acked[#acked + 1] = id
+      end
+    end
+    acks[k] = ok
+  end
+  if #acked > 0 then
+    redis.call('ZREM', KEYS[2], unpack(members))
+    redis.call('HDEL', KEYS[3], unpack(acked))
+    redis.call('HDEL', KEYS[5], unpack(acked))
+  end
 end
 
 local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, tonumber(ARGV[4]))
@@ -42,27 +71,40 @@ for _, member in ipairs(expired) do
   end
 end
 
-local out = {nowUs, -1}
+local out = {nowUs, -1, acks}
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[1]))
 if #due > 0 then
-  local receipt = redis.call('INCRBY', KEYS[6], #due / 2) - #due / 2
+  local count = #due / 2
+  local receipt = redis.call('INCRBY', KEYS[6], count) - count
   local deadline = now + tonumber(ARGV[2])
-  for k = 1, #due, 2 do
-    local member = due[k]
-    local id = string.sub(member, 13)
-    local env = redis.call('HGET', KEYS[3], id)
-    redis.call('ZREM', KEYS[1], member)
+  local members, ids = {}, {}
+  for k = 1, count do
+    members[k] = due[2 * k - 1]
+    ids[k] = string.sub(members[k], 13)
+  end
+  redis.call('ZREM', KEYS[1], unpack(members))
+  local envs = redis.call('HMGET', KEYS[3], unpack(ids))
+  local errors = redis.call('HMGET', KEYS[5], unpack(ids))
+  local fields, scored = {}, {}
+  for k = 1, count do
+    local env = envs[k]
     if env then
       local attempts, _, i3 = split(env)
       receipt = receipt + 1
       local updated = string.sub(env, 1, 12) .. 'f' .. (attempts + 1) .. '|' .. string.format('%x', receipt)
-        .. '|' .. due[k + 1] .. string.sub(env, i3)
-      redis.call('HSET', KEYS[3], id, updated)
-      redis.call('ZADD', KEYS[2], deadline, member)
-      out[#out + 1] = id
+        .. '|' .. due[2 * k] .. string.sub(env, i3)
+      fields[#fields + 1] = ids[k]
+      fields[#fields + 1] = updated
+      scored[#scored + 1] = deadline
+      scored[#scored + 1] = members[k]
+      out[#out + 1] = ids[k]
       out[#out + 1] = updated
-      out[#out + 1] = redis.call('HGET', KEYS[5], id) or ''
+      out[#out + 1] = errors[k] or ''
     end
+  end
+  if #fields > 0 then
+    redis.call('HSET', KEYS[3], unpack(fields))
+    redis.call('ZADD', KEYS[2], unpack(scored))
   end
 end
 
