@@ -267,4 +267,78 @@ final class HandOffIT {
             assertThat(tokens.get(i)).isGreaterThan(tokens.get(i - 1));
         }
     }
+
+    @Test
+    void lock_anotherProcessWaits_keyMarkedRenewedAndReleasedToIt(RedisServer server, RedisClient redis)
+            throws Exception {
+        try (RedisClient other = server.newClient();
+                RedisLocks a = RedisLocks.builder(redis)
+                        .defaultLease(Duration.ofSeconds(1))
+                        .build();
+                RedisLocks b = RedisLocks.builder(other).build()) {
+            DistributedLock mine = a.get("marked");
+            mine.lock();
+            long first = mine.fencingToken();
+            List<Long> theirs = new CopyOnWriteArrayList<>();
+            Thread waiter = new Thread(() -> {
+                DistributedLock lock = b.get("marked");
+                if (lock.tryLock(Duration.ofSeconds(30))) {
+                    theirs.add(lock.fencingToken());
+                    lock.unlock();
+                }
+            });
+            waiter.start();
+            // the waiting process marks the holder's value: token + '+'
+            org.awaitility.Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> String.valueOf(redis.get("lock:{marked}")).endsWith("+"));
+            assertThat(redis.get("lock:{marked}")).hasSize(33);
+            // renewals still recognise the marked value: held past two leases
+            org.awaitility.Awaitility.await()
+                    .pollInSameThread()
+                    .during(Duration.ofMillis(2200))
+                    .atMost(Duration.ofSeconds(5))
+                    .until(() -> mine.isHeldByCurrentThread() && redis.pttl("lock:{marked}") > 0);
+            mine.unlock(); // the release recognises it too (no LockLostException)
+            waiter.join(30_000);
+            assertThat(theirs).hasSize(1);
+            assertThat(theirs.get(0)).isGreaterThan(first);
+            assertThat(redis.exists("lock:{marked}")).isFalse();
+        }
+    }
+
+    @Test
+    void handOff_keyDeletedBeforeHandOff_successorLearnsItLostTheLock(RedisClient redis) throws Exception {
+        try (RedisLocks locks =
+                RedisLocks.builder(redis).defaultLease(Duration.ofSeconds(1)).build()) {
+            DistributedLock lock = locks.get("vanished");
+            lock.lock();
+            List<String> outcome = new CopyOnWriteArrayList<>();
+            CountDownLatch entered = new CountDownLatch(1);
+            Thread successor = new Thread(() -> {
+                lock.lock();
+                entered.countDown();
+                org.awaitility.Awaitility.await()
+                        .atMost(Duration.ofSeconds(5))
+                        .until(() -> !lock.isHeldByCurrentThread());
+                try {
+                    lock.unlock();
+                    outcome.add("unlocked");
+                } catch (LockLostException e) {
+                    outcome.add("lost " + e.fencingToken());
+                }
+            });
+            successor.start();
+            org.awaitility.Awaitility.await()
+                    .pollInterval(Duration.ofMillis(1))
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> successor.getState() == Thread.State.WAITING);
+            long first = lock.fencingToken();
+            redis.del("lock:{vanished}"); // e.g. a failover to a replica that missed the key
+            lock.unlock(); // handed off: no round trip, so the loss is not seen here
+            assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+            successor.join(10_000);
+            assertThat(outcome).containsExactly("lost " + (first + 1)); // the watchdog told the successor
+        }
+    }
 }

@@ -27,6 +27,16 @@ final class Hold implements LockLease {
     final boolean renewed;
 
     private final AtomicInteger status = new AtomicInteger(HELD);
+
+    /**
+     * The hold this one was handed off to, if any: a renewal result for this hold (sent before the hand-off,
+     * answered after it) applies to the successor, which holds the same key and token. Guarded by this.
+     */
+    private Hold successor;
+
+    /** A loss reported after this hold was finished but before it was handed off; guarded by this. */
+    private Throwable lossBeforeHandOff;
+
     private volatile long validUntil;
     private volatile Throwable lostCause;
     private volatile Throwable lastRenewError;
@@ -70,9 +80,24 @@ final class Hold implements LockLease {
      * The hold a local hand-off gives the next local holder: the same Redis key and token (still held), the
      * next fencing token of the reserved block, and this hold's validity (no renewal was sent for it yet).
      */
-    Hold successor(long now) {
-        return new Hold(
+    synchronized Hold successor(long now) {
+        if (lossBeforeHandOff != null) {
+            return null; // Redis refused a renewal of this hold: the key is gone, nothing to hand on
+        }
+        successor = new Hold(
                 engine, state, token, fencingToken + 1, fenceLimit, chainStart, now, validUntil, leaseNanos, renewed);
+        return successor;
+    }
+
+    /**
+     * For a loss reported for this hold after it was finished: the hold it was handed off to, which holds the
+     * same key and token and is lost instead; null if none (a hand-off still to come is then refused).
+     */
+    synchronized Hold lostSuccessor(Throwable cause) {
+        if (successor == null) {
+            lossBeforeHandOff = cause;
+        }
+        return successor;
     }
 
     @Override
@@ -107,8 +132,15 @@ final class Hold implements LockLease {
     /** A renewal sent at {@code sentAt} succeeded. */
     void renewedAt(long sentAt) {
         long until = sentAt + leaseNanos;
-        if (until - validUntil > 0) {
-            validUntil = until;
+        Hold next;
+        synchronized (this) { // a hand-off copies validUntil under the same monitor: none is missed
+            if (until - validUntil > 0) {
+                validUntil = until;
+            }
+            next = successor;
+        }
+        if (next != null) {
+            next.renewedAt(sentAt);
         }
     }
 

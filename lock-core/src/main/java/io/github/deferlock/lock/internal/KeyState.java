@@ -52,6 +52,22 @@ final class KeyState {
         this.keyString = new String(key, StandardCharsets.UTF_8);
     }
 
+    /** Set when a release found another process waiting; the next local contender holds back once. */
+    private volatile boolean yieldNext;
+
+    void yieldNext() {
+        yieldNext = true;
+    }
+
+    /** Whether the next contender should hold back; clears the request. */
+    boolean takeYield() {
+        if (!yieldNext) {
+            return false;
+        }
+        yieldNext = false;
+        return true;
+    }
+
     void hand(Hold hold) {
         handed = hold;
     }

@@ -46,6 +46,15 @@ public final class LockEngine implements AutoCloseable {
             Integer.toString(HAND_OFF_BLOCK).getBytes(StandardCharsets.US_ASCII);
     private static final byte[] SINGLE_TOKEN_ARG = {'1'};
 
+    /**
+     * How long the next local contender holds back after a release that another process was marked as waiting
+     * for (release.lua returned 2), so that process's notified contender can take its turn.
+     */
+    static final long YIELD_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+
+    private static final byte[] WILL_WAIT = {'1'};
+    private static final byte[] WONT_WAIT = {'0'};
+
     /** No local hand-off once the Redis acquisition a chain of hand-offs began with is this old. */
     static final long MAX_HAND_OFF_CHAIN_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
@@ -241,6 +250,9 @@ public final class LockEngine implements AutoCloseable {
             return false;
         }
         Hold next = hold.successor(now);
+        if (next == null) {
+            return false;
+        }
         watchdog.add(next);
         watchdog.remove(hold);
         st.hand(next);
@@ -276,12 +288,24 @@ public final class LockEngine implements AutoCloseable {
         long poll = FIRST_POLL_NANOS;
         boolean watching = false;
         try {
+            if (st.takeYield()) {
+                long left = forever ? YIELD_NANOS : Math.min(YIELD_NANOS, start + waitNanos - clock.nanoTime());
+                if (left > 0) {
+                    st.await(st.signals(), left);
+                }
+            }
             while (true) {
                 long seen = st.signals();
                 byte[] token = newToken();
                 long sentAt = clock.nanoTime();
                 attempts++;
-                long[] reply = acquireInRedis(st, token, lease, renew ? HAND_OFF_BLOCK_ARG : SINGLE_TOKEN_ARG);
+                boolean willWait = forever || start + waitNanos - sentAt > 0;
+                long[] reply = acquireInRedis(
+                        st,
+                        token,
+                        lease,
+                        renew ? HAND_OFF_BLOCK_ARG : SINGLE_TOKEN_ARG,
+                        willWait ? WILL_WAIT : WONT_WAIT);
                 if (reply[0] == 1) {
                     long first = reply[1] - (renew ? HAND_OFF_BLOCK : 1) + 1;
                     Hold hold = new Hold(this, st, token, first, reply[1], sentAt, leaseNanos, renew);
@@ -325,9 +349,9 @@ public final class LockEngine implements AutoCloseable {
     }
 
     /** Runs the acquire script (with {@code WAIT} when configured); returns {1, fence} or {0, ttl}. */
-    private long[] acquireInRedis(KeyState st, byte[] token, byte[] lease, byte[] fenceBlock) {
+    private long[] acquireInRedis(KeyState st, byte[] token, byte[] lease, byte[] fenceBlock, byte[] willWait) {
         List<byte[]> keys = List.of(st.key, st.fence);
-        List<byte[]> args = List.of(token, lease, fenceBlock);
+        List<byte[]> args = List.of(token, lease, fenceBlock, willWait);
         try {
             if (config.replicas() == 0) {
                 return parse(Script.ACQUIRE.run(redis, keys, args));
@@ -429,7 +453,10 @@ public final class LockEngine implements AutoCloseable {
         LockException failure = null;
         try {
             Object reply = Script.RELEASE.run(redis, List.of(st.key), List.of(hold.token, st.channel, shardedFlag()));
-            deleted = Long.valueOf(1).equals(reply);
+            deleted = Long.valueOf(1).equals(reply) || Long.valueOf(2).equals(reply);
+            if (Long.valueOf(2).equals(reply)) {
+                st.yieldNext(); // another process waits for this key: our next local contender lets it go first
+            }
         } catch (JedisException e) {
             failure =
                     new LockException("cannot release lock '" + st.keyString + "'; the key expires with its lease", e);
@@ -457,16 +484,21 @@ public final class LockEngine implements AutoCloseable {
     }
 
     /** Marks {@code hold} lost (once) and tells the listener. */
-    void lost(Hold hold, Throwable cause) {
-        if (hold.markLost(cause)) {
-            watchdog.remove(hold);
-            LOG.warn(
-                    "lock '{}' (fencing token {}) was lost: {}",
-                    hold.state.keyString,
-                    hold.fencingToken,
-                    cause.getMessage());
-            notifyLost(hold, cause);
+    void lost(Hold lostHold, Throwable cause) {
+        Hold hold = lostHold;
+        while (!hold.markLost(cause)) {
+            hold = hold.lostSuccessor(cause); // handed off since the renewal was sent: the successor holds the key
+            if (hold == null) {
+                return;
+            }
         }
+        watchdog.remove(hold);
+        LOG.warn(
+                "lock '{}' (fencing token {}) was lost: {}",
+                hold.state.keyString,
+                hold.fencingToken,
+                cause.getMessage());
+        notifyLost(hold, cause);
     }
 
     private void notifyAcquired(KeyState st, long fence, long waitedNanos) {

@@ -8,6 +8,9 @@
 -- ARGV[1]  token: 32 hex digits, a fresh random 128-bit value per acquisition
 -- ARGV[2]  lease in milliseconds
 -- ARGV[3]  fencing tokens to reserve (>= 1)
+-- ARGV[4]  '1' when the caller will wait and retry if the lock is taken: the holder's value gets a '+'
+--          appended (once), so the release that ends the hold can tell the holder's process that another
+--          process waits (the lock key's value is then the token followed by '+'; TTL unchanged)
 --
 -- Returns {1, the counter's new value: the block's last token} when acquired (the block is
 --         [value - ARGV[3] + 1, value], its first token >= 1);
@@ -24,5 +27,11 @@ if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
 end
 if redis.call('TYPE', KEYS[1]).ok ~= 'string' then
   return redis.error_reply('WRONGTYPE the lock key holds a value that is not a lock')
+end
+if ARGV[4] == '1' then
+  local held = redis.call('GET', KEYS[1])
+  if held and string.sub(held, -1) ~= '+' then
+    redis.call('APPEND', KEYS[1], '+')
+  end
 end
 return {0, redis.call('PTTL', KEYS[1])}
