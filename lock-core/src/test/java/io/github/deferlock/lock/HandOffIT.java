@@ -93,9 +93,13 @@ final class HandOffIT {
     }
 
     private static long setCalls(RedisServer server) {
+        return calls(server, "set");
+    }
+
+    private static long calls(RedisServer server, String command) {
         try (Jedis jedis = server.newConnection()) {
             for (String line : jedis.info("commandstats").split("\r?\n")) {
-                if (line.startsWith("cmdstat_set:")) {
+                if (line.startsWith("cmdstat_" + command + ":")) {
                     String c = line.substring(line.indexOf("calls=") + 6);
                     return Long.parseLong(c.substring(0, c.indexOf(',')));
                 }
@@ -339,6 +343,24 @@ final class HandOffIT {
             assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
             successor.join(10_000);
             assertThat(outcome).containsExactly("lost " + (first + 1)); // the watchdog told the successor
+        }
+    }
+
+    @Test
+    void unlock_noOtherProcessWaits_publishesNoNotice(RedisServer server, RedisClient redis) {
+        try (RedisLocks locks = RedisLocks.builder(redis).build()) {
+            DistributedLock lock = locks.get("quiet");
+            long before = calls(server, "publish");
+            for (int i = 0; i < 20; i++) {
+                lock.lock();
+                lock.unlock();
+            }
+            assertThat(lock.tryLock()).isTrue();
+            assertThat(locks.get("quiet").tryLock()).isTrue(); // re-entry
+            lock.unlock();
+            lock.unlock();
+            assertThat(calls(server, "publish") - before).isZero();
+            assertThat(redis.exists("lock:{quiet}")).isFalse();
         }
     }
 }
