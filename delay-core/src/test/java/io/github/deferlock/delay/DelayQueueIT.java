@@ -413,6 +413,44 @@ final class DelayQueueIT {
     }
 
     @Test
+    void enqueueAll_skippedIdOnASixteenBoundary_nextNewJobsKeepTheirSequenceAndFifo(UnifiedJedis redis) {
+        DelayQueue<Msg> q = queue(redis);
+        QueueKeys keys = QueueKeys.of("q");
+        Instant at = serverNow(redis).minusSeconds(1);
+        q.enqueueAll(List.of(NewJob.at("old", new Msg("o", 0), at))); // seq 1
+        // the counter at 0x1e: the batch gets the seqs 0x1f, 0x20, 0x21, 0x22; 0x20 falls on "old", which exists
+        redis.set(keys.seq(), "30".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        List<EnqueueResult> first = q.enqueueAll(List.of(
+                NewJob.at("a", new Msg("a", 0), at),
+                NewJob.at("old", new Msg("o", 1), at),
+                NewJob.at("c", new Msg("c", 0), at),
+                NewJob.at("d", new Msg("d", 0), at)));
+        assertThat(first).extracting(EnqueueResult::duplicate).containsExactly(false, true, false, false);
+        // the same within one batch: 0x40 falls on the repeat of "e"
+        redis.set(keys.seq(), "62".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        q.enqueueAll(List.of(
+                NewJob.at("e", new Msg("e", 0), at),
+                NewJob.at("e", new Msg("e", 1), at),
+                NewJob.at("f", new Msg("f", 0), at)));
+
+        Map<String, String> expected = Map.of(
+                "old", "000000000001",
+                "a", "00000000001f",
+                "c", "000000000021",
+                "d", "000000000022",
+                "e", "00000000003f",
+                "f", "000000000041");
+        expected.forEach((id, seq) -> {
+            String envelope = new String(
+                    redis.hget(keys.jobs(), id.getBytes(java.nio.charset.StandardCharsets.UTF_8)),
+                    java.nio.charset.StandardCharsets.UTF_8);
+            assertThat(envelope.substring(0, 12)).as("seq of %s", id).isEqualTo(seq);
+        });
+        // equal due times: enqueue order
+        assertThat(q.claim(10)).extracting(Job::id).containsExactly("old", "a", "c", "d", "e", "f");
+    }
+
+    @Test
     void enqueue_publishesTheWakeNoticeOnlyWhenAJobBecomesTheEarliest(UnifiedJedis redis) {
         DelayQueue<Msg> q = queue(redis);
         Instant base = serverNow(redis).plus(Duration.ofHours(1));

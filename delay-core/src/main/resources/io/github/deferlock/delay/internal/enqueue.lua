@@ -58,7 +58,7 @@ local format = string.format
 local out = {now}
 local fields, scored, added = {}, {}, {}
 local o, f = 1, 0
-local stem
+local stem, stemHigh
 local minNew
 for i = 1, n do
   local b = 4 * i - 1
@@ -73,7 +73,11 @@ for i = 1, n do
     -- the 12-hex-digit seq without a string.format per job: 11 digits change only every 16 jobs
     local seq = base + i
     local low = seq % 16
-    if stem == nil or low == 0 then stem = format('%011x', (seq - low) / 16) end
+    local high = (seq - low) / 16
+    if high ~= stemHigh then
+      stem = format('%011x', high)
+      stemHigh = high
+    end
     local prefix = stem .. digits[low + 1]
     local due = tonumber(ARGV[b + 2])
     if ARGV[b + 1] ~= 'a' then due = now + due end
