@@ -41,9 +41,11 @@ import org.slf4j.LoggerFactory;
  * are expected to start within a tenth of the queue's visibility timeout (at most 1 s), judged by how long its
  * recent handler runs took: fast handlers get a buffer of up to {@code batchSize} jobs; handlers slower than
  * that get none, and a claim then takes no more jobs than there are free handler threads (as it does until
- * the first handler run finished). A job that still waited half its visibility timeout in the buffer is given
- * back to due without spending an attempt instead of being started late. A worker holds at most {@code
- * concurrency + batchSize} jobs, and claims again once its buffer is half empty.
+ * the first handler run finished). A handler run that goes on longer than that window and twice the average
+ * run counts as stuck and earns no claim-ahead, so threads hung in a slow dependency do not keep jobs waiting
+ * in the buffer. A job that still waited half its visibility timeout in the buffer is given back to due
+ * without spending an attempt instead of being started late (by the dispatcher when no handler takes it). A
+ * worker holds at most {@code concurrency + batchSize} jobs, and claims again once its buffer is half empty.
  *
  * <p><b>Acking in batches.</b> A finished job's ack rides along with the worker's next claim (one script call
  * for both); when no claim comes within 5 ms, the pending acks are sent on their own, many in one call. So
@@ -74,6 +76,7 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
     private static final Duration DEFAULT_ACK_DELAY = Duration.ofMillis(5);
     private static final long MAX_START_WINDOW_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final int SETTLE_TRIES = 3;
+    private static final long DISPATCHER_JOIN_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final int DEFAULT_MIN_BATCH = 32;
     private static final int DEFAULT_MAX_BATCH = 100;
     private static final AtomicInteger SERIAL = new AtomicInteger();
@@ -114,6 +117,10 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
     private boolean acksOpen = true; // false once close() took the last pending acks: late ones go at once
     private boolean awaitingRoom; // the dispatcher waits for handlers to make room
     private long avgHandlerNanos = -1; // -1 until a handler run finished
+    private long rounds; // dispatcher loop rounds, for tests
+    private boolean sleeping; // the dispatcher waits, until sleepingUntil
+    private long sleepingUntil;
+    private final Run runs = new Run(); // sentinel of the handler runs in progress, oldest first
 
     private DelayQueueWorker(Builder<T> b) {
         this.queue = b.queue;
@@ -195,6 +202,16 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
         LOG.warn("{} (starting anyway: allowEvictionPolicy(true))", problem);
     }
 
+    /** The dispatcher's loop rounds so far: tests check that it sleeps when it has nothing to do. */
+    long dispatcherRounds() {
+        lock.lock();
+        try {
+            return rounds;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** True between {@link #start()} and {@link #close()}. */
     public boolean isRunning() {
         return running;
@@ -210,7 +227,10 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
      * Stops claiming, gives the jobs that wait in the worker's buffer back to due at once (without spending an
      * attempt), waits up to {@code timeout} for running handlers to finish (and be acked or nacked), then
      * interrupts those still running: a job whose handler ends by that interruption is given back the same
-     * way. Before it returns it sends every pending ack (retrying a failed call like any settlement). Idempotent.
+     * way. Before it returns it sends every pending ack (retrying a failed call like any settlement), and waits
+     * for a claim that is in progress to come back, however short the timeout: that call may carry acks, and
+     * the jobs it claimed are given back like the buffered ones. It ends within the client's socket timeout.
+     * Idempotent.
      *
      * @return true when every handler finished within the timeout
      * @throws NullPointerException when {@code timeout} is null
@@ -229,17 +249,10 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
         long deadline = System.nanoTime() + timeoutNanos;
         running = false;
         wake();
-        subscriber.close();
         boolean interrupted = false;
         boolean finished = false;
-        try {
-            if (dispatcher.isAlive()) {
-                dispatcher.interrupt();
-                dispatcher.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-            }
-        } catch (InterruptedException e) {
-            interrupted = true;
-        }
+        // wake() took the dispatcher out of its wait; no interrupt: a claim it is sending must come back and give
+        // its jobs back through Redis (see offer), which an interrupted thread could not do
         try {
             giveBackBuffered();
             executor.shutdown();
@@ -255,6 +268,11 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
             if (!finished) {
                 executor.shutdownNow();
             }
+            if (!interrupted && dispatcher.isAlive()) {
+                // it is in a Redis call, which ends within the client's timeouts: a claim may carry acks, and
+                // the jobs it returns must be given back, so close() does not return before it did
+                interrupted = !joinDispatcher(deadline);
+            }
             List<PendingAck<T>> last;
             lock.lock();
             try {
@@ -264,11 +282,32 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
                 lock.unlock();
             }
             sendAcksNow(last);
+            subscriber.close();
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
         }
         return finished;
+    }
+
+    /**
+     * Waits for the dispatcher to end: until the deadline, and at least 10 s (a Redis call ends within the
+     * client's socket timeout); then interrupts it (a call stuck on an exhausted pool) and waits 1 s more.
+     * False when this thread was interrupted.
+     */
+    private boolean joinDispatcher(long deadline) {
+        try {
+            long wait = Math.max(deadline - System.nanoTime(), DISPATCHER_JOIN_NANOS);
+            dispatcher.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(wait)));
+            if (dispatcher.isAlive()) {
+                LOG.warn("queue '{}': the dispatcher's Redis call has not returned, interrupting it", queue.name());
+                dispatcher.interrupt();
+                dispatcher.join(1000);
+            }
+            return true;
+        } catch (InterruptedException e) {
+            return false;
+        }
     }
 
     /** Waits for the handler threads to end, sending the acks of the jobs they finish meanwhile. */
@@ -279,7 +318,7 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
                 return true;
             }
             if (left <= 0) {
-                return false;
+                return noRunInProgress(); // loops that waited for a job are ending: they ran nothing
             }
             List<PendingAck<T>> pending;
             lock.lock();
@@ -289,6 +328,15 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
                 lock.unlock();
             }
             sendAcksNow(pending);
+        }
+    }
+
+    private boolean noRunInProgress() {
+        lock.lock();
+        try {
+            return runs.next == runs;
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -336,41 +384,58 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
             int n;
             boolean claim;
             List<PendingAck<T>> sending;
+            List<Job<T>> stale;
             lock.lock();
             try {
                 if (!running) {
                     break;
                 }
+                rounds++;
                 long now = System.nanoTime();
-                n = claimSize();
+                n = claimSize(now);
+                stale = takeStale(now); // no handler took them in time: all are busy, or stuck
                 boolean mayCall = now - pauseUntil >= 0;
                 claim = mayCall && n > 0 && (now - nextClaimAt >= 0 || wakes.get() != seen);
                 boolean ackNow = mayCall
                         && !acks.isEmpty()
                         && (acks.size() >= DelayQueue.MAX_ACKS || now - acks.peekFirst().since - ackDelayNanos >= 0);
-                if (!claim && !ackNow) {
+                if (ackNow && acks.size() > (piggybackAcks ? DelayQueue.MAX_ACKS : 0)) {
+                    claim = false; // more acks than the claim carries: they go first, or fast handlers outrun them
+                }
+                if (stale.isEmpty() && !claim && !ackNow) {
                     long until = now + fallbackPollNanos;
                     if (n > 0) {
                         until = earlier(until, later(nextClaimAt, pauseUntil));
                     }
                     if (!acks.isEmpty()) {
                         until = earlier(until, later(acks.peekFirst().since + ackDelayNanos, pauseUntil));
-                    } else if (inHand > 0) {
-                        until = earlier(until, now + ackDelayNanos); // acks will come
+                    } // else the first ack wakes it when it is due earlier (see ack())
+                    if (!buffer.isEmpty()) {
+                        until = earlier(until, buffer.peekFirst().claimedNanos() + staleNanos + 1);
                     }
                     awaitingRoom = n == 0;
+                    sleeping = true;
+                    sleepingUntil = until;
                     try {
                         dispatcherWake.awaitNanos(until - now);
                     } finally {
                         awaitingRoom = false;
+                        sleeping = false;
                     }
                     continue;
                 }
-                sending = claim && !piggybackAcks ? List.of() : drainAcks(DelayQueue.MAX_ACKS);
+                sending = !stale.isEmpty() || (claim && !piggybackAcks) ? List.of() : drainAcks(DelayQueue.MAX_ACKS);
             } catch (InterruptedException e) {
                 break;
             } finally {
                 lock.unlock();
+            }
+            if (!stale.isEmpty()) {
+                LOG.debug("queue '{}': {} buffered jobs waited too long, giving them back", queue.name(), stale.size());
+                for (Job<T> job : stale) {
+                    giveBack(job, "return of a job that waited too long in the buffer");
+                }
+                continue;
             }
             if (!claim) {
                 try {
@@ -434,12 +499,15 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
 
     /**
      * How many jobs the next claim may take, 0 when it should wait (see the class javadoc): the free handler
-     * threads plus the claim-ahead allowance, and only once the buffer is at most half full. Holding the lock.
+     * threads plus the claim-ahead allowance, and only once the buffer is at most half full. Handler runs that
+     * went on far longer than usual do not count towards the allowance: threads stuck in a hung call must not
+     * keep jobs in the buffer. Holding the lock.
      */
-    private int claimSize() {
+    private int claimSize(long now) {
         int ahead = 0;
         if (avgHandlerNanos >= 0) {
-            ahead = (int) Math.min(batchSize, concurrency * startWindowNanos / Math.max(1, avgHandlerNanos));
+            int moving = concurrency - stalledRuns(now);
+            ahead = (int) Math.min(batchSize, moving * startWindowNanos / Math.max(1, avgHandlerNanos));
         }
         if (buffer.size() > ahead / 2) {
             return 0;
@@ -492,9 +560,40 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
         }
     }
 
+    /** Holding the lock: takes the buffered jobs that waited too long (see {@link #isStale}), oldest first. */
+    private List<Job<T>> takeStale(long now) {
+        if (buffer.isEmpty() || !isStale(buffer.peekFirst(), now)) {
+            return List.of();
+        }
+        List<Job<T>> out = new ArrayList<>();
+        while (!buffer.isEmpty() && isStale(buffer.peekFirst(), now)) {
+            out.add(buffer.poll().job());
+        }
+        inHand -= out.size();
+        return out;
+    }
+
+    /** A buffered job that waited half its visibility timeout is given back rather than started late. */
+    private boolean isStale(Buffered<T> b, long now) {
+        return now - b.claimedNanos() > staleNanos;
+    }
+
+    /**
+     * Holding the lock: the handler runs in progress for longer than the start window and twice the average
+     * run. Counts from the oldest run and stops at the first that is not stalled.
+     */
+    private int stalledRuns(long now) {
+        long limit = Math.max(startWindowNanos, 2 * Math.max(0, avgHandlerNanos));
+        int n = 0;
+        for (Run r = runs.next; r != runs && now - r.since > limit; r = r.next) {
+            n++;
+        }
+        return n;
+    }
+
     /** Holding the lock: wakes the dispatcher when it waits for room and a claim may go now. */
     private void signalRoom() {
-        if (awaitingRoom && claimSize() > 0) {
+        if (awaitingRoom && claimSize(System.nanoTime()) > 0) {
             dispatcherWake.signal();
         }
     }
@@ -502,6 +601,7 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
     // ---------------------------------------------------------------- handlers
 
     private void handlerLoop() {
+        Run run = new Run();
         for (; ; ) {
             Buffered<T> next;
             lock.lock();
@@ -521,6 +621,8 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
                     loops--;
                     return;
                 }
+                run.since = System.nanoTime();
+                run.linkBefore(runs);
                 signalRoom();
             } finally {
                 lock.unlock();
@@ -528,7 +630,7 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
             long start = System.nanoTime();
             boolean ran = false;
             try {
-                if (start - next.claimedNanos() > staleNanos) {
+                if (isStale(next, start)) {
                     LOG.debug(
                             "queue '{}': job {} waited too long in the buffer, giving it back",
                             queue.name(),
@@ -549,6 +651,7 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
                 lock.lock();
                 try {
                     inHand--;
+                    run.unlink();
                     if (ran) {
                         long avg = avgHandlerNanos;
                         // rise fast (a slow handler must stop the claiming ahead at once), fall slowly
@@ -599,8 +702,11 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
         lock.lock();
         try {
             if (acksOpen) {
-                acks.add(new PendingAck<>(job, System.nanoTime()));
-                if (acks.size() >= DelayQueue.MAX_ACKS) {
+                long now = System.nanoTime();
+                acks.add(new PendingAck<>(job, now));
+                // a full batch goes at once; the first ack wakes a dispatcher that would sleep past its time
+                if (acks.size() >= DelayQueue.MAX_ACKS
+                        || (acks.size() == 1 && sleeping && sleepingUntil - (now + ackDelayNanos) > 0)) {
                     dispatcherWake.signal();
                 }
                 return;
@@ -752,6 +858,30 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
 
     /** A claimed job waiting for a handler thread, with the {@link System#nanoTime()} of its claim. */
     private record Buffered<T>(Job<T> job, long claimedNanos) {}
+
+    /**
+     * A handler run in progress, in a circular list of them oldest first ({@link #runs} is its head). Guarded
+     * by the worker's lock; each handler loop reuses its own node.
+     */
+    private static final class Run {
+        long since;
+        Run prev = this;
+        Run next = this;
+
+        void linkBefore(Run head) {
+            prev = head.prev;
+            next = head;
+            head.prev.next = this;
+            head.prev = this;
+        }
+
+        void unlink() {
+            prev.next = next;
+            next.prev = prev;
+            prev = this;
+            next = this;
+        }
+    }
 
     /** A finished job whose ack was not sent yet. */
     private static final class PendingAck<T> {

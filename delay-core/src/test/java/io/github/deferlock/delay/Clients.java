@@ -2,6 +2,7 @@ package io.github.deferlock.delay;
 
 import io.github.deferlock.testing.RedisServer;
 import redis.clients.jedis.ConnectionPoolConfig;
+import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.RedisClient;
 
@@ -14,10 +15,21 @@ final class Clients {
     }
 
     static RedisClient pooled(HostAndPort hostAndPort) {
+        return pooled(hostAndPort, DefaultJedisClientConfig.builder().build().getSocketTimeoutMillis());
+    }
+
+    /** A pooled client whose calls wait up to {@code socketTimeoutMillis} for a reply (through a slow proxy). */
+    static RedisClient pooled(HostAndPort hostAndPort, int socketTimeoutMillis) {
         ConnectionPoolConfig pool = new ConnectionPoolConfig();
         pool.setMaxTotal(64);
         pool.setMaxIdle(64);
-        return RedisClient.builder().hostAndPort(hostAndPort).poolConfig(pool).build();
+        return RedisClient.builder()
+                .hostAndPort(hostAndPort)
+                .clientConfig(DefaultJedisClientConfig.builder()
+                        .socketTimeoutMillis(socketTimeoutMillis)
+                        .build())
+                .poolConfig(pool)
+                .build();
     }
 
     static long percentile(java.util.List<Long> sorted, double p) {
