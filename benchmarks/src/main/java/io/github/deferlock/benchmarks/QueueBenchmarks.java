@@ -167,6 +167,18 @@ final class QueueBenchmarks {
         results.note(t1, "deferlock", "`DelayQueue.enqueue(payload, 1 h)`: one EVALSHA, delay from server TIME");
         results.note(t1, "redisson", "`RDelayedQueue.offer(payload, 1, HOURS)`");
         results.note(t1, "seed", "`ZADD queue dueMillis payload`");
+        double floor = LockBenchmarks.median(single.get("seed"));
+        double peer = LockBenchmarks.median(single.get("redisson"));
+        if (peer > 0) {
+            results.note(
+                    t1,
+                    "one-round-trip ceiling",
+                    String.format(
+                            java.util.Locale.ROOT,
+                            "a bare `ZADD` round trip (seed) reached %.2f × redisson in this run; a synchronous"
+                                    + " enqueue answered in one round trip cannot go faster than that",
+                            floor / peer));
+        }
         results.note(batch, "deferlock", "`DelayQueue.enqueueAll(1,000 payloads, 1 h)`");
         results.note(batch, "raw", "1,000 `ZADD`s in one Jedis pipeline (no job record, no id)");
     }

@@ -240,8 +240,7 @@ final class Report {
                 Double ours = e.sides().get("deferlock");
                 String got = t.peer() == null
                         ? number(ours)
-                        : String.format(
-                                Locale.ROOT, "%.2f × %s", ours / e.sides().get(t.peer()), t.peer());
+                        : missedRatio(ours / e.sides().get(t.peer()), t.value()) + " × " + t.peer();
                 misses.add(got);
             }
         }
@@ -249,6 +248,12 @@ final class Report {
             return "**missed** (" + String.join(", ", misses) + ")";
         }
         return unknown ? "not measured" : "met";
+    }
+
+    /** A missed ratio, with a third decimal when two would round it onto the target (0.796 → "0.796"). */
+    static String missedRatio(double ratio, double target) {
+        String two = String.format(Locale.ROOT, "%.2f", ratio);
+        return Double.parseDouble(two) == target ? String.format(Locale.ROOT, "%.3f", ratio) : two;
     }
 
     private static String resource(String name) {
