@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -174,7 +175,7 @@ final class QueueBenchmarks {
                     t1,
                     "one-round-trip ceiling",
                     String.format(
-                            java.util.Locale.ROOT,
+                            Locale.ROOT,
                             "a bare `ZADD` round trip (seed) reached %.2f × redisson in this run; a synchronous"
                                     + " enqueue answered in one round trip cannot go faster than that",
                             floor / peer));

@@ -4,6 +4,7 @@ import io.github.deferlock.testing.RedisServer;
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.RedisClient;
 
 /** Clients with a pool big enough for several workers in one test. */
@@ -15,19 +16,25 @@ final class Clients {
     }
 
     static RedisClient pooled(HostAndPort hostAndPort) {
-        return pooled(hostAndPort, DefaultJedisClientConfig.builder().build().getSocketTimeoutMillis());
+        return pooled(hostAndPort, DefaultJedisClientConfig.builder().build());
     }
 
     /** A pooled client whose calls wait up to {@code socketTimeoutMillis} for a reply (through a slow proxy). */
     static RedisClient pooled(HostAndPort hostAndPort, int socketTimeoutMillis) {
+        return pooled(
+                hostAndPort,
+                DefaultJedisClientConfig.builder()
+                        .socketTimeoutMillis(socketTimeoutMillis)
+                        .build());
+    }
+
+    private static RedisClient pooled(HostAndPort hostAndPort, JedisClientConfig config) {
         ConnectionPoolConfig pool = new ConnectionPoolConfig();
         pool.setMaxTotal(64);
         pool.setMaxIdle(64);
         return RedisClient.builder()
                 .hostAndPort(hostAndPort)
-                .clientConfig(DefaultJedisClientConfig.builder()
-                        .socketTimeoutMillis(socketTimeoutMillis)
-                        .build())
+                .clientConfig(config)
                 .poolConfig(pool)
                 .build();
     }

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.jsontype.BasicPolymorphicTypeValidator;
 import io.github.deferlock.delay.internal.QueueKeys;
 import io.github.deferlock.testing.RedisExtension;
 import io.github.deferlock.testing.RedisServer;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -419,7 +420,7 @@ final class DelayQueueIT {
         Instant at = serverNow(redis).minusSeconds(1);
         q.enqueueAll(List.of(NewJob.at("old", new Msg("o", 0), at))); // seq 1
         // the counter at 0x1e: the batch gets the seqs 0x1f, 0x20, 0x21, 0x22; 0x20 falls on "old", which exists
-        redis.set(keys.seq(), "30".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        redis.set(keys.seq(), "30".getBytes(StandardCharsets.UTF_8));
         List<EnqueueResult> first = q.enqueueAll(List.of(
                 NewJob.at("a", new Msg("a", 0), at),
                 NewJob.at("old", new Msg("o", 1), at),
@@ -427,7 +428,7 @@ final class DelayQueueIT {
                 NewJob.at("d", new Msg("d", 0), at)));
         assertThat(first).extracting(EnqueueResult::duplicate).containsExactly(false, true, false, false);
         // the same within one batch: 0x40 falls on the repeat of "e"
-        redis.set(keys.seq(), "62".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        redis.set(keys.seq(), "62".getBytes(StandardCharsets.UTF_8));
         q.enqueueAll(List.of(
                 NewJob.at("e", new Msg("e", 0), at),
                 NewJob.at("e", new Msg("e", 1), at),
@@ -441,9 +442,8 @@ final class DelayQueueIT {
                 "e", "00000000003f",
                 "f", "000000000041");
         expected.forEach((id, seq) -> {
-            String envelope = new String(
-                    redis.hget(keys.jobs(), id.getBytes(java.nio.charset.StandardCharsets.UTF_8)),
-                    java.nio.charset.StandardCharsets.UTF_8);
+            String envelope =
+                    new String(redis.hget(keys.jobs(), id.getBytes(StandardCharsets.UTF_8)), StandardCharsets.UTF_8);
             assertThat(envelope.substring(0, 12)).as("seq of %s", id).isEqualTo(seq);
         });
         // equal due times: enqueue order
