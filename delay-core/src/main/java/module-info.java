@@ -2,6 +2,7 @@
 module io.github.deferlock.delay {
     requires transitive redis.clients.jedis;
     requires transitive com.fasterxml.jackson.databind;
+    requires io.github.deferlock.redis;
     requires org.slf4j;
 
     exports io.github.deferlock.delay;

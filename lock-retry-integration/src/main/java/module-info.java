@@ -2,6 +2,7 @@
 module io.github.deferlock.conflict {
     requires transitive io.github.deferlock.lock;
     requires transitive io.github.deferlock.delay;
+    requires io.github.deferlock.redis;
     requires org.slf4j;
 
     exports io.github.deferlock.conflict;

@@ -11,6 +11,7 @@ import io.github.deferlock.delay.internal.QueueKeys;
 import io.github.deferlock.delay.internal.Retry;
 import io.github.deferlock.delay.internal.Script;
 import io.github.deferlock.delay.internal.WakeSubscriber;
+import io.github.deferlock.redis.internal.Names;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
@@ -89,7 +90,6 @@ public final class DelayQueue<T> {
     static final int MAX_ACKS = 500;
 
     private static final int MAX_ERROR_CHARS = 4000;
-    private static final int MAX_ID_BYTES = 512;
     private static final SecureRandom IDS = new SecureRandom();
     private static final Base64.Encoder ID_ENCODER = Base64.getUrlEncoder().withoutPadding();
     private static final AtomicLong ID_COUNTER = new AtomicLong(IDS.nextInt() & 0xFFFF_FFFFL);
@@ -144,7 +144,8 @@ public final class DelayQueue<T> {
      * @param name the queue name; it becomes the hash tag of the queue's keys, so it cannot contain {@code
      *     '{'} or {@code '}'}
      * @throws NullPointerException when an argument is null
-     * @throws IllegalArgumentException when the name is empty, too long or contains a brace
+     * @throws IllegalArgumentException when the name is empty, over 200 UTF-8 bytes, not valid Unicode or contains a
+     *     brace (docs/names.md)
      */
     public static <T> Builder<T> builder(UnifiedJedis redis, String name, Class<T> type) {
         return new Builder<>(redis, name, Objects.requireNonNull(type, "type cannot be null"), null);
@@ -155,7 +156,8 @@ public final class DelayQueue<T> {
      * TypeReference<List<Order>>() {}}.
      *
      * @throws NullPointerException when an argument is null
-     * @throws IllegalArgumentException when the name is empty, too long or contains a brace
+     * @throws IllegalArgumentException when the name is empty, over 200 UTF-8 bytes, not valid Unicode or contains a
+     *     brace (docs/names.md)
      */
     public static <T> Builder<T> builder(UnifiedJedis redis, String name, TypeReference<T> type) {
         return new Builder<>(redis, name, null, Objects.requireNonNull(type, "type cannot be null"));
@@ -218,7 +220,7 @@ public final class DelayQueue<T> {
      * duplicate()}. Once the job is acked or cancelled the id may be used again.
      *
      * @throws NullPointerException when an argument is null
-     * @throws IllegalArgumentException when the id is empty or over 512 bytes, {@code delay} is negative or
+     * @throws IllegalArgumentException when the id breaks the name rule (docs/names.md), {@code delay} is negative or
      *     over {@link #MAX_DELAY}, or the payload is over the limit
      * @throws DelayQueueException when Redis fails
      */
@@ -811,7 +813,7 @@ public final class DelayQueue<T> {
      *
      * @return true when the job existed
      * @throws NullPointerException when {@code id} is null
-     * @throws IllegalArgumentException when the id is empty or over 512 bytes
+     * @throws IllegalArgumentException when the id is empty, over 512 bytes or not valid Unicode (docs/names.md)
      * @throws DelayQueueException when Redis fails
      */
     public boolean cancel(String id) {
@@ -825,7 +827,7 @@ public final class DelayQueue<T> {
      *
      * @return the job, or empty when there is no job with this id (never enqueued, acked or cancelled)
      * @throws NullPointerException when {@code id} is null
-     * @throws IllegalArgumentException when the id is empty or over 512 bytes
+     * @throws IllegalArgumentException when the id is empty, over 512 bytes or not valid Unicode (docs/names.md)
      * @throws DelayQueueException when Redis fails
      */
     public Optional<JobInfo> get(String id) {
@@ -925,7 +927,7 @@ public final class DelayQueue<T> {
      *
      * @return true when moved; false when there is no dead job with this id
      * @throws NullPointerException when {@code id} is null
-     * @throws IllegalArgumentException when the id is empty or over 512 bytes
+     * @throws IllegalArgumentException when the id is empty, over 512 bytes or not valid Unicode (docs/names.md)
      * @throws DelayQueueException when Redis fails
      */
     public boolean requeueDead(String id) {
@@ -1069,12 +1071,7 @@ public final class DelayQueue<T> {
 
     private static String requireId(String id) {
         Objects.requireNonNull(id, "id cannot be null");
-        if (id.isEmpty()) {
-            throw new IllegalArgumentException("id cannot be empty");
-        }
-        if (id.length() * 3 > MAX_ID_BYTES && utf8(id).length > MAX_ID_BYTES) {
-            throw new IllegalArgumentException("id is longer than " + MAX_ID_BYTES + " bytes");
-        }
+        Names.requireValid(Names.Kind.JOB_ID, id); // one rule for every name (docs/names.md)
         return id;
     }
 
@@ -1156,11 +1153,7 @@ public final class DelayQueue<T> {
         private Builder(UnifiedJedis redis, String name, Class<T> type, TypeReference<T> typeReference) {
             this.redis = Objects.requireNonNull(redis, "redis cannot be null");
             Objects.requireNonNull(name, "name cannot be null");
-            if (name.isEmpty() || name.length() > 200 || name.indexOf('{') >= 0 || name.indexOf('}') >= 0) {
-                String shown = name.length() > 200 ? name.length() + " characters" : "'" + name + "'";
-                throw new IllegalArgumentException(
-                        "queue name must be 1 to 200 characters without '{' or '}', got " + shown);
-            }
+            Names.requireValid(Names.Kind.QUEUE_NAME, name); // one rule for every name (docs/names.md)
             this.name = name;
             this.type = type;
             this.typeReference = typeReference;

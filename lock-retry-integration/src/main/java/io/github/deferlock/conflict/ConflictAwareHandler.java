@@ -12,6 +12,8 @@ import io.github.deferlock.delay.JobHandler;
 import io.github.deferlock.lock.DistributedLock;
 import io.github.deferlock.lock.LockConflictException;
 import io.github.deferlock.lock.RedisLocks;
+import io.github.deferlock.redis.internal.Names;
+import io.github.deferlock.redis.internal.QueueKeyspace;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -100,6 +102,9 @@ public final class ConflictAwareHandler<M> {
     /**
      * Returns a builder for a handler named {@code name} (the name deferred messages carry, so every process
      * that runs them must use the same one) of messages of {@code type}.
+     *
+     * @throws IllegalArgumentException when the name is not 1 to 100 bytes of UTF-8 of valid Unicode
+     *     (docs/names.md)
      */
     public static <M> Builder<M> builder(String name, Class<M> type, RedisLocks locks) {
         Objects.requireNonNull(type, "type cannot be null");
@@ -131,7 +136,8 @@ public final class ConflictAwareHandler<M> {
      * @throws LockConflictException with THROW at once, with SLEEP_RETRY after its bounds
      * @throws io.github.deferlock.lock.LockLostException when the lock was lost while the handler ran
      * @throws HandlerFailedException wrapping a checked exception from the handler (unchecked ones pass)
-     * @throws IllegalArgumentException when the key function returns null or an empty key
+     * @throws IllegalArgumentException when the key function returns null or an empty key, or the message id
+     *     breaks the name rule (1 to 400 bytes of UTF-8 of valid Unicode, docs/names.md)
      */
     public Outcome handle(M message) {
         Objects.requireNonNull(message, "message cannot be null");
@@ -140,6 +146,9 @@ public final class ConflictAwareHandler<M> {
     }
 
     private Outcome handle(M message, String id) {
+        if (id != null) {
+            Names.requireValid(Names.Kind.MESSAGE_ID, id);
+        }
         String key = keyOf(message);
         DistributedLock lock = locks.get(key);
         long start = System.nanoTime();
@@ -160,7 +169,8 @@ public final class ConflictAwareHandler<M> {
     /**
      * Adapts this handler to a {@link DelayQueue} worker over the caller's own queue of messages: each job's
      * payload is handled as by {@link #handle(Object)}, the job id serving as the message id when no id
-     * function is set. With DEFER a conflicting job moves to the deferrals and is acknowledged in its own
+     * function is set (then a job id over the message id limit of 400 bytes fails its delivery with an {@code
+     * IllegalArgumentException}; docs/names.md). With DEFER a conflicting job moves to the deferrals and is acknowledged in its own
      * queue.
      */
     public JobHandler<M> jobHandler() {
@@ -198,8 +208,12 @@ public final class ConflictAwareHandler<M> {
                 listener);
     }
 
+    /**
+     * The done marker of message {@code id}: under the deferral queue's key prefix (one ACL pattern covers it,
+     * same cluster slot as the queue), with the (handler, id) pair encoded without ambiguity.
+     */
     private String doneKey(String id) {
-        return deferrals.name() + ":done:{" + name + "}:" + id;
+        return QueueKeyspace.prefix(deferrals.name()) + "done:" + Names.pair(name, id);
     }
 
     private boolean isDone(String id) {
@@ -222,7 +236,7 @@ public final class ConflictAwareHandler<M> {
         DeferredMessage dm = new DeferredMessage(name, key, id, json, 1, System.currentTimeMillis());
         Duration delay = deferrals.backoff().delay(1);
         DelayQueue<DeferredMessage> queue = deferrals.queue();
-        EnqueueResult r = id == null ? queue.enqueue(dm, delay) : queue.enqueue(name + ":" + id, dm, delay);
+        EnqueueResult r = id == null ? queue.enqueue(dm, delay) : queue.enqueue(Names.pair(name, id), dm, delay);
         if (r.duplicate()) {
             log.debug("message {} of handler '{}' was already deferred", id, name);
         }
@@ -289,10 +303,9 @@ public final class ConflictAwareHandler<M> {
         private ConflictListener listener;
 
         private Builder(String name, Class<M> type, TypeReference<M> typeRef, RedisLocks locks) {
-            this.name = Objects.requireNonNull(name, "name cannot be null");
-            if (name.isEmpty()) {
-                throw new IllegalArgumentException("name cannot be empty");
-            }
+            Objects.requireNonNull(name, "name cannot be null");
+            Names.requireValid(Names.Kind.HANDLER_NAME, name);
+            this.name = name;
             this.type = type;
             this.typeRef = typeRef;
             this.locks = Objects.requireNonNull(locks, "locks cannot be null");
@@ -315,7 +328,8 @@ public final class ConflictAwareHandler<M> {
         /**
          * The message's unique id, used with DEFER to store a deferral once and to skip a message already
          * processed (a redelivery). Optional; without it a crash between "deferral stored" and the caller's
-         * commit can run a message twice.
+         * commit can run a message twice. An id must be 1 to 400 bytes of UTF-8 of valid Unicode; {@link
+         * #handle(Object)} refuses another with an {@code IllegalArgumentException} (docs/names.md).
          */
         public Builder<M> messageId(Function<? super M, String> fn) {
             Objects.requireNonNull(fn, "messageId function cannot be null");

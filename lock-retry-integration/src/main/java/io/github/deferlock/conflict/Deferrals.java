@@ -5,6 +5,7 @@ import io.github.deferlock.delay.Backoff;
 import io.github.deferlock.delay.DelayQueue;
 import io.github.deferlock.delay.DelayQueueWorker;
 import io.github.deferlock.delay.Job;
+import io.github.deferlock.redis.internal.Names;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -62,7 +63,11 @@ public final class Deferrals implements AutoCloseable {
         this.queue = qb.build();
     }
 
-    /** Returns a builder for the deferral queue named {@code queueName} on {@code redis}. */
+    /**
+     * Returns a builder for the deferral queue named {@code queueName} on {@code redis}.
+     *
+     * @throws IllegalArgumentException when the name breaks the queue name rule (docs/names.md)
+     */
     public static Builder builder(UnifiedJedis redis, String queueName) {
         return new Builder(redis, queueName);
     }
@@ -155,10 +160,9 @@ public final class Deferrals implements AutoCloseable {
 
         private Builder(UnifiedJedis redis, String name) {
             this.redis = Objects.requireNonNull(redis, "redis cannot be null");
-            this.name = Objects.requireNonNull(name, "queueName cannot be null");
-            if (name.isEmpty()) {
-                throw new IllegalArgumentException("queueName cannot be empty");
-            }
+            Objects.requireNonNull(name, "queueName cannot be null");
+            Names.requireValid(Names.Kind.QUEUE_NAME, name);
+            this.name = name;
         }
 
         /** The ObjectMapper for messages (default a plain {@code new ObjectMapper()}, no default typing). */

@@ -1,5 +1,6 @@
 package io.github.deferlock.delay.internal;
 
+import io.github.deferlock.redis.internal.QueueKeyspace;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
@@ -20,7 +21,7 @@ public record QueueKeys(
 
     /** The common prefix of every key of queue {@code name}. */
     public static String prefix(String name) {
-        return "deferlock:dq:{" + name + "}:";
+        return QueueKeyspace.prefix(name);
     }
 
     /** The keys of queue {@code name}. */

@@ -1,11 +1,7 @@
 package io.github.deferlock.lock.internal;
 
+import io.github.deferlock.redis.internal.Names;
 import java.io.ByteArrayOutputStream;
-import java.nio.ByteBuffer;
-import java.nio.CharBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CharsetEncoder;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Objects;
@@ -24,22 +20,16 @@ import java.util.Objects;
  * Stateless.
  */
 final class Keys {
-    /** The longest lock name, in UTF-8 bytes. */
-    static final int MAX_NAME_BYTES = 4096;
-
     private Keys() {}
 
-    /** The lock key of {@code name}. */
+    /**
+     * The lock key of {@code name}.
+     *
+     * @throws IllegalArgumentException when the name breaks the one name rule (docs/names.md)
+     */
     static byte[] lockKey(String prefix, String name) {
         Objects.requireNonNull(name, "name cannot be null");
-        if (name.isEmpty()) {
-            throw new IllegalArgumentException("name cannot be empty");
-        }
-        byte[] encoded = utf8(name);
-        if (encoded.length > MAX_NAME_BYTES) {
-            throw new IllegalArgumentException(
-                    "name is " + encoded.length + " bytes in UTF-8, longer than " + MAX_NAME_BYTES);
-        }
+        byte[] encoded = Names.requireValid(Names.Kind.LOCK_NAME, name);
         ByteArrayOutputStream out = new ByteArrayOutputStream(prefix.length() + name.length() + 8);
         out.writeBytes(prefix.getBytes(StandardCharsets.UTF_8));
         out.write('{');
@@ -70,20 +60,5 @@ final class Keys {
         byte[] out = Arrays.copyOf(key, key.length + s.length);
         System.arraycopy(s, 0, out, key.length, s.length);
         return out;
-    }
-
-    private static byte[] utf8(String name) {
-        CharsetEncoder encoder = StandardCharsets.UTF_8
-                .newEncoder()
-                .onMalformedInput(CodingErrorAction.REPORT)
-                .onUnmappableCharacter(CodingErrorAction.REPORT);
-        try {
-            ByteBuffer buf = encoder.encode(CharBuffer.wrap(name));
-            byte[] out = new byte[buf.remaining()];
-            buf.get(out);
-            return out;
-        } catch (CharacterCodingException e) {
-            throw new IllegalArgumentException("name is not valid Unicode (unpaired surrogate): " + name, e);
-        }
     }
 }
