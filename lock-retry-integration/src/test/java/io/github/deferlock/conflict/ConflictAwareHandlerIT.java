@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.github.deferlock.delay.Backoff;
 import io.github.deferlock.delay.DelayQueue;
+import io.github.deferlock.delay.DelayQueueException;
 import io.github.deferlock.delay.DelayQueueWorker;
 import io.github.deferlock.delay.JobState;
 import io.github.deferlock.lock.DistributedLock;
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 
 @ExtendWith(RedisExtension.class)
 final class ConflictAwareHandlerIT {
@@ -216,20 +218,32 @@ final class ConflictAwareHandlerIT {
                     .build();
             toClose.add(deferrals);
             AtomicInteger ran = new AtomicInteger();
+            ConflictStats stats = new ConflictStats();
             ConflictAwareHandler<Msg> handler = ConflictAwareHandler.builder("orders", Msg.class, locks)
                     .key(m -> "order:" + m.order())
                     .messageId(Msg::id)
                     .handler(m -> ran.incrementAndGet())
                     .onConflict(OnConflict.DEFER)
                     .deferrals(deferrals)
+                    .listener(stats)
                     .build();
             holdAndAbandon("order:x", Duration.ofSeconds(2));
             Msg m = new Msg("x1", "x");
 
+            // docs/strategies.md: handle returns DEFERRED only once Redis acknowledged the write; a failed
+            // write is the queue's DelayQueueException (the Jedis connection error as its cause), so the
+            // caller does not commit its source and the message is redelivered: not lost
             proxy.refuse();
-            assertThatThrownBy(() -> handler.handle(m)).isNotInstanceOf(LockConflictException.class);
+            assertThatThrownBy(() -> handler.handle(m))
+                    .isInstanceOf(DelayQueueException.class)
+                    .hasMessageContaining("enqueue")
+                    .hasMessageContaining("'deferred'")
+                    .hasCauseInstanceOf(JedisConnectionException.class);
             proxy.heal();
-            assertThat(redis.keys("*deferred*")).as("nothing half-written").isEmpty();
+            assertThat(redis.keys("deferlock:*")).as("nothing half-written").isEmpty();
+            assertThat(redis.keys("*deferred*")).isEmpty();
+            assertThat(stats.deferrals()).as("no deferral reported").isZero();
+            assertThat(ran.get()).isZero();
 
             // the source redelivers: now the deferral is stored
             assertThat(handler.handle(m)).isEqualTo(Outcome.DEFERRED);

@@ -19,6 +19,12 @@ import redis.clients.jedis.args.ListDirection;
 @ExtendWith(RedisExtension.class)
 final class DeferAcrossProcessesIT {
 
+    /** The deferral delay of the recovering process in the crash test. */
+    private static final Duration DEFERRAL_DELAY = Duration.ofMillis(200);
+
+    /** The deferral queue's visibility timeout in the crash test. */
+    private static final Duration VISIBILITY = Duration.ofSeconds(2);
+
     /** A worker process: runs deferred "orders" messages and prints HANDLED id for each. */
     public static final class WorkerMain {
         public static void main(String[] args) throws Exception {
@@ -115,13 +121,17 @@ final class DeferAcrossProcessesIT {
                 RedisClient holderClient = server.newClient();
                 RedisLocks holder =
                         RedisLocks.builder(holderClient).keyPrefix("t:").build();
-                Deferrals deferrals = Deferrals.builder(redis, "deferred").build();
+                Deferrals deferrals = Deferrals.builder(redis, "deferred")
+                        .backoff(Backoff.fixed(DEFERRAL_DELAY))
+                        .visibilityTimeout(VISIBILITY)
+                        .build();
                 JvmProcess consumer = JvmProcess.start(
                         ConsumerMain.class, Integer.toString(server.port()), Integer.toString(proxy.port()))) {
+            consumer.awaitLine("READY", Duration.ofSeconds(60));
+            // taken after the consumer JVM is up, so its start-up time cannot outlast the lease
             Thread t = new Thread(() -> holder.get("order:9").tryLock(Duration.ZERO, Duration.ofSeconds(2)));
             t.start();
             t.join();
-            consumer.awaitLine("READY", Duration.ofSeconds(60));
             proxy.blackhole();
             redis.rpush("source", "m9,9");
             consumer.awaitLine("CONFLICT", Duration.ofSeconds(30));
@@ -148,6 +158,17 @@ final class DeferAcrossProcessesIT {
             Outcome o = handler.handle(new Msg(raw.split(",")[0], raw.split(",")[1]));
             assertThat(o).isIn(Outcome.PROCESSED, Outcome.DEFERRED);
             org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> ran.get() == 1);
+            // and no second run follows: a second copy would be due within a deferral delay, a run whose ack
+            // was lost would come back after the visibility timeout; watch longer than both (plus slack for
+            // the worker's claim loop on a busy machine)
+            Duration window = VISIBILITY.plus(DEFERRAL_DELAY.multipliedBy(4)).plusSeconds(2);
+            org.awaitility.Awaitility.await()
+                    .during(window)
+                    .atMost(window.plusSeconds(5))
+                    .until(() -> ran.get() == 1);
+            assertThat(deferrals.queue().size(JobState.DUE) + deferrals.queue().size(JobState.IN_FLIGHT))
+                    .as("nothing left that could run it again")
+                    .isZero();
             assertThat(consumer.output()).noneMatch(l -> l.startsWith("HANDLED"));
         }
     }
