@@ -189,7 +189,10 @@ final class QueueSecurityIT {
         bad(() -> DelayQueue.builder(null, "q", Msg.class), NullPointerException.class, "redis");
         bad(() -> DelayQueue.builder(redis, null, Msg.class), NullPointerException.class, "name");
         bad(() -> DelayQueue.builder(redis, "", Msg.class), IllegalArgumentException.class, "name");
-        bad(() -> DelayQueue.builder(redis, huge, Msg.class), IllegalArgumentException.class, "1000000 characters");
+        bad(
+                () -> DelayQueue.builder(redis, huge, Msg.class),
+                IllegalArgumentException.class,
+                "(1000000 chars) is 1000000 bytes");
         bad(() -> DelayQueue.builder(redis, "q", (Class<Msg>) null), NullPointerException.class, "type");
         DelayQueue.Builder<Msg> b = DelayQueue.builder(redis, "q", Msg.class);
         bad(() -> b.visibilityTimeout(Duration.ZERO), IllegalArgumentException.class, "visibilityTimeout");
