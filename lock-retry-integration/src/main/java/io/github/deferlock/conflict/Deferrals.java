@@ -87,7 +87,10 @@ public final class Deferrals implements AutoCloseable {
         return maxDeferrals;
     }
 
-    /** How long the id of a processed message is remembered, so a redelivery is skipped. */
+    /**
+     * How long the id of a processed message is remembered, so a redelivery is skipped. The marker is the key
+     * {@code deferlock:dq:{<queue>}:done:<n>:<handler>:<id>}, under this queue's key prefix (docs/names.md).
+     */
     public Duration doneMarkerTtl() {
         return doneTtl;
     }

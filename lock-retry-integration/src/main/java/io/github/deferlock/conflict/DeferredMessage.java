@@ -8,6 +8,10 @@ import java.util.Objects;
  * again in any process — the handler's name, the lock key, the message id and how often it was deferred.
  * Immutable and threadsafe.
  *
+ * <p>With a message id the message is stored under the job id {@code <n>:<handler>:<messageId>}, {@code n}
+ * being the handler name's length in UTF-8 bytes, so two different (handler, id) pairs never share a job
+ * (docs/names.md).
+ *
  * @param handler the name of the {@link ConflictAwareHandler} that runs it
  * @param key the lock key the message needs
  * @param messageId the message's id (the dedup key), or null when the handler has no id function
