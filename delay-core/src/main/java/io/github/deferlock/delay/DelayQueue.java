@@ -564,6 +564,16 @@ public final class DelayQueue<T> {
      * here: the caller reports each result.
      */
     ClaimBatch<T> claimBatch(int max, List<Job<T>> acks) {
+        return claimBatch(max, acks, newToken());
+    }
+
+    /**
+     * {@link #claimBatch(int, List)} as the call named {@code token}: a call with the token of an earlier one
+     * that ran (within 60 s) is its resend, answered with that call's ack results and jobs still in flight under
+     * its receipts (see docs/queue-keys.md), so a caller whose claim failed can resend it with the same
+     * arguments and not strand the jobs it took.
+     */
+    ClaimBatch<T> claimBatch(int max, List<Job<T>> acks, String token) {
         if (max < 1 || max > MAX_CLAIM) {
             throw new IllegalArgumentException("max must be within [1, " + MAX_CLAIM + "], got " + max);
         }
@@ -572,7 +582,7 @@ public final class DelayQueue<T> {
         }
         // one token for every try of this call: a resend after a lost reply gets the same jobs, not new ones
         List<byte[]> claimKeys = QueueKeys.list(
-                keys.due(), keys.inflight(), keys.jobs(), keys.dead(), keys.errors(), keys.seq(), keys.replay(newId()));
+                keys.due(), keys.inflight(), keys.jobs(), keys.dead(), keys.errors(), keys.seq(), keys.replay(token));
         List<byte[]> args = new ArrayList<>(5 + 2 * acks.size());
         args.add(num(max));
         args.add(num(visibilityTimeout.toMillis()));
@@ -1175,6 +1185,11 @@ public final class DelayQueue<T> {
             b[8 + i] = (byte) (n >>> (24 - 8 * i));
         }
         return ID_ENCODER.encodeToString(b);
+    }
+
+    /** A fresh name for one write call (its replay record), unique like a generated id. */
+    static String newToken() {
+        return newId();
     }
 
     private static String requireId(String id) {

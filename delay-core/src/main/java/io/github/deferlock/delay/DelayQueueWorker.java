@@ -405,6 +405,7 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
         long pauseUntil = System.nanoTime(); // no Redis call before this (after a failure)
         long nextClaimAt = pauseUntil;
         long seen = wakes.get() - 1; // claim at once
+        ResentClaim<T> resend = null; // a claim that failed: the next one resends it (same token, size, acks)
         while (running) {
             int n;
             boolean claim;
@@ -421,14 +422,21 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
                 stale = takeStale(now); // no handler took them in time: all are busy, or stuck
                 boolean mayCall = now - pauseUntil >= 0;
                 claim = mayCall && n > 0 && (now - nextClaimAt >= 0 || wakes.get() != seen);
+                if (resend != null) { // the failed claim may have run: its jobs wait for this resend
+                    claim = mayCall;
+                    n = resend.max;
+                }
                 boolean ackNow = mayCall
                         && !acks.isEmpty()
                         && (acks.size() >= DelayQueue.MAX_ACKS || now - acks.peekFirst().since - ackDelayNanos >= 0);
-                if (ackNow && acks.size() > (piggybackAcks ? DelayQueue.MAX_ACKS : 0)) {
+                if (resend == null && ackNow && acks.size() > (piggybackAcks ? DelayQueue.MAX_ACKS : 0)) {
                     claim = false; // more acks than the claim carries: they go first, or fast handlers outrun them
                 }
                 if (stale.isEmpty() && !claim && !ackNow) {
                     long until = now + fallbackPollNanos;
+                    if (resend != null) {
+                        until = earlier(until, pauseUntil);
+                    }
                     if (n > 0) {
                         until = earlier(until, later(nextClaimAt, pauseUntil));
                     }
@@ -449,7 +457,9 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
                     }
                     continue;
                 }
-                sending = !stale.isEmpty() || (claim && !piggybackAcks) ? List.of() : drainAcks(DelayQueue.MAX_ACKS);
+                sending = resend != null
+                        ? (claim ? resend.acks : List.of())
+                        : !stale.isEmpty() || (claim && !piggybackAcks) ? List.of() : drainAcks(DelayQueue.MAX_ACKS);
             } catch (InterruptedException e) {
                 break;
             } finally {
@@ -461,6 +471,9 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
                     giveBack(job, "return of a job that waited too long in the buffer");
                 }
                 continue;
+            }
+            if (!claim && resend != null) {
+                continue; // only the resent claim may go next (this round gave back stale buffered jobs)
             }
             if (!claim) {
                 try {
@@ -481,12 +494,17 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
             }
             long seenNow = wakes.get();
             long sent = System.nanoTime();
+            String token = resend != null ? resend.token : DelayQueue.newToken();
             ClaimBatch<T> batch;
             try {
-                batch = queue.claimBatch(n, jobsOf(sending));
+                batch = queue.claimBatch(n, jobsOf(sending), token);
                 errorPauseNanos = 0;
+                resend = null;
             } catch (RuntimeException e) {
-                retryLater(sending, e);
+                // the call may have run with its reply lost: resend it (same token, size and acks) next time, so
+                // the jobs it took come to this worker instead of waiting in flight with no handler; its acks
+                // stay with it (the resend reports their results)
+                resend = new ResentClaim<>(token, n, sending);
                 errorPauseNanos = nextPause(errorPauseNanos);
                 LOG.warn(
                         "queue '{}': claim failed, retrying in {} ms: {}",
@@ -513,6 +531,24 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
                 next = earlier(next, sent + (received - sent) / 2 + untilNext);
             }
             nextClaimAt = claimed == 0 ? later(next, received + MIN_IDLE_WAIT_NANOS) : next;
+        }
+        if (resend != null) {
+            resendOnExit(resend);
+        }
+    }
+
+    /**
+     * Closing with a claim that failed: resends it once so that its acks are applied (or reported) and the jobs
+     * it may have taken are given back at once (see {@link #offer}); when that fails too, the acks go the usual
+     * way and those jobs come back after their visibility timeout.
+     */
+    private void resendOnExit(ResentClaim<T> resend) {
+        try {
+            ClaimBatch<T> batch = queue.claimBatch(resend.max, jobsOf(resend.acks), resend.token);
+            report(resend.acks, batch.acked());
+            offer(batch.jobs());
+        } catch (RuntimeException e) {
+            retryLater(resend.acks, e);
         }
     }
 
@@ -893,6 +929,9 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
     private static long later(long a, long b) {
         return a - b >= 0 ? a : b;
     }
+
+    /** A claim call that failed, to be resent as the same call. */
+    private record ResentClaim<T>(String token, int max, List<PendingAck<T>> acks) {}
 
     /** A claimed job waiting for a handler thread, with the {@link System#nanoTime()} of its claim. */
     private record Buffered<T>(Job<T> job, long claimedNanos) {}

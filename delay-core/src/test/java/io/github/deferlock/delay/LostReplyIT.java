@@ -88,6 +88,44 @@ final class LostReplyIT {
     }
 
     @Test
+    void worker_claimRepliesLostUntilEveryTryFailed_nextClaimResendsItAndJobRunsOnce(
+            RedisServer server, UnifiedJedis redis) throws Exception {
+        try (FaultProxy proxy = FaultProxy.to(server);
+                RedisClient viaProxy = Clients.pooled(proxy.hostAndPort(), SOCKET_TIMEOUT_MS)) {
+            loadScripts(redis);
+            DelayQueue<Msg> direct = DelayQueue.builder(redis, "lost-worker", Msg.class)
+                    .maxAttempts(1)
+                    .visibilityTimeout(Duration.ofSeconds(6))
+                    .build();
+            DelayQueue<Msg> proxied = DelayQueue.builder(viaProxy, "lost-worker", Msg.class)
+                    .maxAttempts(1)
+                    .visibilityTimeout(Duration.ofSeconds(6))
+                    .build();
+            List<Job<Msg>> runs = new java.util.concurrent.CopyOnWriteArrayList<>();
+            try (DelayQueueWorker<Msg> worker = DelayQueueWorker.builder(proxied, runs::add)
+                    .fallbackPoll(Duration.ofMillis(100))
+                    .build()
+                    .start()) {
+                proxied.claim(1); // the worker's claim script is loaded and a connection pooled
+                proxy.blackholeReplies();
+                String id = direct.enqueue(new Msg("once", 1)).id();
+                await().atMost(Duration.ofSeconds(10)).until(() -> direct.get(id)
+                        .map(j -> j.state() == JobState.IN_FLIGHT)
+                        .orElse(false));
+                // the fault lasts longer than the client's own retries of that claim (4 tries of 500 ms)
+                Thread.sleep(3_000);
+                proxy.heal();
+                await().atMost(Duration.ofSeconds(20))
+                        .until(() -> direct.get(id).isEmpty());
+                assertThat(worker.close(Duration.ofSeconds(5))).isTrue();
+                assertThat(runs).extracting(Job::id).containsExactly(id);
+                assertThat(runs.get(0).attempts()).isEqualTo(1);
+                assertThat(direct.size(JobState.DEAD)).isZero();
+            }
+        }
+    }
+
+    @Test
     void claimBatch_replyLostWithRidingAcks_resendReportsAcksAndSameJobs(RedisServer server, UnifiedJedis redis)
             throws Exception {
         try (FaultProxy proxy = FaultProxy.to(server);
