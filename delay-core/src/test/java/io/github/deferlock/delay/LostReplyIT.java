@@ -106,7 +106,14 @@ final class LostReplyIT {
                     .fallbackPoll(Duration.ofMillis(100))
                     .build()
                     .start()) {
-                proxied.claim(1); // the worker's claim script is loaded and a connection pooled
+                proxied.claim(1); // the worker's claim script is loaded
+                // idle pooled connections: each try of a claim takes one and its command reaches the server (a
+                // new connection's handshake reply would be blackholed before the command is sent)
+                List<CompletableFuture<?>> holders = new java.util.ArrayList<>();
+                for (int i = 0; i < 16; i++) {
+                    holders.add(CompletableFuture.runAsync(() -> viaProxy.blpop(0.3, "no-such-list")));
+                }
+                holders.forEach(CompletableFuture::join);
                 proxy.blackholeReplies();
                 String id = direct.enqueue(new Msg("once", 1)).id();
                 await().atMost(Duration.ofSeconds(10)).until(() -> direct.get(id)
