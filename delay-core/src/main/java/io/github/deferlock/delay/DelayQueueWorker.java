@@ -160,7 +160,7 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
                 queue.visibilityTimeout().dividedBy(3),
                 b.maxHandlerTime,
                 queue::extendAll,
-                Job::markClaimLost,
+                DelayQueueWorker::claimLost,
                 b.interruptOnClaimLost,
                 System::nanoTime);
     }
@@ -769,6 +769,15 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
                     failure.getClass().getName() + (failure.getMessage() == null ? "" : ": " + failure.getMessage());
             settle(job, () -> queue.nack(job, error, null), "nack");
         }
+    }
+
+    /** A renewal was refused: the claim is lost, unless the handler settled the job itself (then it is no loss). */
+    private static boolean claimLost(Job<?> job) {
+        if (job.isSettled()) {
+            return false;
+        }
+        job.markClaimLost();
+        return true;
     }
 
     /** Queues the ack for the dispatcher's next call; once close() sent the last batch, acks at once. */

@@ -8,8 +8,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,7 +45,7 @@ public final class RunningJobRenewer<J> implements AutoCloseable {
     private final long periodNanos;
     private final long maxRunNanos; // Long.MAX_VALUE: no limit
     private final Renewal<J> renewal;
-    private final Consumer<J> onLost;
+    private final Predicate<J> onLost;
     private final boolean interruptOnLost;
     private final LongSupplier nanoTime;
     private final Set<Registration<J>> running = ConcurrentHashMap.newKeySet();
@@ -60,7 +60,8 @@ public final class RunningJobRenewer<J> implements AutoCloseable {
      * @param period the time between ticks (a worker uses a third of the visibility timeout)
      * @param maxRun how long a run is renewed at most, or null for as long as it runs
      * @param renewal the batched renewal call
-     * @param onLost told once about each job whose renewal was refused, before its thread is interrupted
+     * @param onLost told once about each job whose renewal was refused; returns false when that is no loss (the
+     *     run settled the job itself), true to go on and interrupt the run's thread when asked for
      * @param interruptOnLost interrupt the thread of a run whose renewal was refused
      * @param nanoTime the clock, {@code System::nanoTime} outside tests
      */
@@ -69,7 +70,7 @@ public final class RunningJobRenewer<J> implements AutoCloseable {
             java.time.Duration period,
             java.time.Duration maxRun,
             Renewal<J> renewal,
-            Consumer<J> onLost,
+            Predicate<J> onLost,
             boolean interruptOnLost,
             LongSupplier nanoTime) {
         this.name = Objects.requireNonNull(name, "name cannot be null");
@@ -181,12 +182,8 @@ public final class RunningJobRenewer<J> implements AutoCloseable {
             }
             r.active = false;
             LOG.debug("queue '{}': the claim of running job {} was lost (renewal refused)", name, r.job);
-            try {
-                onLost.accept(r.job);
-            } finally {
-                if (interruptOnLost && r.thread != null) {
-                    r.thread.interrupt();
-                }
+            if (onLost.test(r.job) && interruptOnLost && r.thread != null) {
+                r.thread.interrupt();
             }
         }
     }
