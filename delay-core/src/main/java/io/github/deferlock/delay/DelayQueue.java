@@ -88,6 +88,16 @@ public final class DelayQueue<T> {
     static final int MAX_CLAIM = 1000;
     /** The most acks per script call ({@link #ackAll(List)}, or riding along with a claim). */
     static final int MAX_ACKS = 500;
+    /** The most renewals per script call ({@link #extendAll(List)}). */
+    static final int MAX_EXTENDS = 1000;
+    /**
+     * How long a write call's replay record lives: longer than any resend of the call (our retry and the
+     * cluster client's), so a resent claim, ack, cancel or enqueue is recognised as the same call.
+     */
+    static final long REPLAY_TTL_MS = 60_000;
+
+    private static final byte[] REPLAY_TTL = num(REPLAY_TTL_MS);
+    private static final byte[] NO_REPLAY = {'0'};
 
     private static final int MAX_ERROR_CHARS = 4000;
     private static final SecureRandom IDS = new SecureRandom();
@@ -311,15 +321,21 @@ public final class DelayQueue<T> {
         if (jobs.isEmpty()) {
             return results;
         }
-        List<byte[]> enqueueKeys = QueueKeys.list(keys.due(), keys.jobs(), keys.seq());
+        List<List<byte[]>> chunkKeys = new ArrayList<>();
         List<List<byte[]>> chunks = new ArrayList<>();
         for (int from = 0; from < jobs.size(); from += ENQUEUE_CHUNK) {
             int to = Math.min(jobs.size(), from + ENQUEUE_CHUNK);
-            List<byte[]> chunk = new ArrayList<>(2 + 4 * (to - from));
+            boolean callerIds = false;
+            for (int i = from; i < to && !callerIds; i++) {
+                callerIds = !generated[i];
+            }
+            List<byte[]> chunk = new ArrayList<>(3 + 4 * (to - from));
             chunk.add(keys.channel());
             chunk.add(shardedFlag());
+            chunk.add(callerIds ? REPLAY_TTL : NO_REPLAY); // generated ids recognise their own resend
             chunk.addAll(args.subList(4 * from, 4 * to));
             chunks.add(chunk);
+            chunkKeys.add(QueueKeys.list(keys.due(), keys.jobs(), keys.seq(), keys.replay(newId())));
         }
         if (!enqueuePreloaded) {
             call("enqueueAll", () -> {
@@ -332,7 +348,7 @@ public final class DelayQueue<T> {
                 "enqueueAll",
                 () -> pipeline(
                         ENQUEUE,
-                        enqueueKeys,
+                        chunkKeys,
                         chunks,
                         "enqueueAll",
                         "every job of the batch is stored on the primary",
@@ -348,12 +364,13 @@ public final class DelayQueue<T> {
     }
 
     /**
-     * Runs {@code script} once per entry of {@code argLists} in one pipeline (re-running by body the calls that
-     * met {@code NOSCRIPT}); with {@link Builder#waitForReplicas} a {@code WAIT} follows on the same connection.
+     * Runs {@code script} once per entry of {@code argLists}, with the keys of the same index in {@code keyLists},
+     * in one pipeline (re-running by body the calls that met {@code NOSCRIPT}); with {@link
+     * Builder#waitForReplicas} a {@code WAIT} follows on the same connection.
      */
     private List<Object> pipeline(
             Script script,
-            List<byte[]> scriptKeys,
+            List<List<byte[]>> keyLists,
             List<List<byte[]>> argLists,
             String op,
             String stored,
@@ -372,11 +389,11 @@ public final class DelayQueue<T> {
                 for (int c : todo) {
                     responses.add(
                             bySha
-                                    ? script.queue(pipeline, scriptKeys, argLists.get(c))
-                                    : script.queueBody(pipeline, scriptKeys, argLists.get(c)));
+                                    ? script.queue(pipeline, keyLists.get(c), argLists.get(c))
+                                    : script.queueBody(pipeline, keyLists.get(c), argLists.get(c)));
                 }
                 if (replicas > 0) { // on the same connection as the writes
-                    waited = pipeline.waitReplicas(scriptKeys.get(0), replicas, replicaTimeout.toMillis());
+                    waited = pipeline.waitReplicas(keyLists.get(0).get(0), replicas, replicaTimeout.toMillis());
                 }
                 pipeline.sync();
             } catch (JedisConnectionException | JedisMovedDataException e) {
@@ -486,11 +503,13 @@ public final class DelayQueue<T> {
         byte[] encoded = encode(payload);
         boolean generated = id == null;
         String jobId = generated ? newId() : id;
-        List<byte[]> args = new ArrayList<>(6);
+        List<byte[]> args = new ArrayList<>(7);
         args.add(keys.channel());
         args.add(shardedFlag());
+        args.add(generated ? NO_REPLAY : REPLAY_TTL); // a generated id recognises its own resend
         addJobArgs(args, jobId, encoded, delay, at);
-        List<byte[]> enqueueKeys = QueueKeys.list(keys.due(), keys.jobs(), keys.seq());
+        // one token for every try of this call: a resend after a lost reply replays the first reply
+        List<byte[]> enqueueKeys = QueueKeys.list(keys.due(), keys.jobs(), keys.seq(), keys.replay(newId()));
         List<?> reply = (List<?>) call(
                 "enqueue",
                 () -> runAndWait(
@@ -547,19 +566,31 @@ public final class DelayQueue<T> {
      * here: the caller reports each result.
      */
     ClaimBatch<T> claimBatch(int max, List<Job<T>> acks) {
+        return claimBatch(max, acks, newToken());
+    }
+
+    /**
+     * {@link #claimBatch(int, List)} as the call named {@code token}: a call with the token of an earlier one
+     * that ran (within 60 s) is its resend, answered with that call's ack results and jobs still in flight under
+     * its receipts (see docs/queue-keys.md), so a caller whose claim failed can resend it with the same
+     * arguments and not strand the jobs it took.
+     */
+    ClaimBatch<T> claimBatch(int max, List<Job<T>> acks, String token) {
         if (max < 1 || max > MAX_CLAIM) {
             throw new IllegalArgumentException("max must be within [1, " + MAX_CLAIM + "], got " + max);
         }
         if (acks.size() > MAX_ACKS) {
             throw new IllegalArgumentException("at most " + MAX_ACKS + " acks ride along with a claim");
         }
-        List<byte[]> claimKeys =
-                QueueKeys.list(keys.due(), keys.inflight(), keys.jobs(), keys.dead(), keys.errors(), keys.seq());
-        List<byte[]> args = new ArrayList<>(4 + 2 * acks.size());
+        // one token for every try of this call: a resend after a lost reply gets the same jobs, not new ones
+        List<byte[]> claimKeys = QueueKeys.list(
+                keys.due(), keys.inflight(), keys.jobs(), keys.dead(), keys.errors(), keys.seq(), keys.replay(token));
+        List<byte[]> args = new ArrayList<>(5 + 2 * acks.size());
         args.add(num(max));
         args.add(num(visibilityTimeout.toMillis()));
         args.add(num(maxAttempts));
         args.add(num(RETURN_LIMIT));
+        args.add(REPLAY_TTL);
         addReceipts(args, acks);
         List<?> reply = (List<?>) call("claim", () -> CLAIM.run(redis, claimKeys, args));
         long nowMicros = (Long) reply.get(0);
@@ -630,14 +661,41 @@ public final class DelayQueue<T> {
      */
     public boolean ack(Job<T> job) {
         Objects.requireNonNull(job, "job cannot be null");
-        List<byte[]> ackKeys = QueueKeys.list(keys.jobs(), keys.inflight(), keys.errors());
-        List<byte[]> args = List.of(utf8(job.id()), utf8(job.receipt()));
+        boolean acked = ack(job.id(), job.receipt());
+        job.markSettled();
+        return acked;
+    }
+
+    /**
+     * Acks a claimed job by its id and the receipt of its claim ({@link Job#id()}, {@link Job#receipt()}), for a
+     * consumer that settles the job elsewhere than where it holds the {@link Job} (another process, after a
+     * restart, from a message). The same as {@link #ack(Job)}.
+     *
+     * @return true when acked (also when this call was resent after a lost reply and the first try acked it);
+     *     false when the receipt is stale (the job was returned to due after its visibility timeout,
+     *     redelivered, settled or cancelled)
+     * @throws NullPointerException when an argument is null
+     * @throws IllegalArgumentException when the id is empty or over 512 bytes, or the receipt is empty
+     * @throws DelayQueueException when Redis fails
+     */
+    public boolean ack(String id, String receipt) {
+        requireId(id);
+        requireReceipt(receipt);
+        List<byte[]> ackKeys = QueueKeys.list(keys.jobs(), keys.inflight(), keys.errors(), keys.replay(newId()));
+        List<byte[]> args = List.of(REPLAY_TTL, utf8(id), utf8(receipt));
         List<?> r = (List<?>) call(
                 "ack",
                 () -> runAndWait(
-                        "ack", ACK, ackKeys, args, "job '" + job.id() + "' is acked (deleted) on the primary", true));
-        job.markSettled();
+                        "ack", ACK, ackKeys, args, "job '" + id + "' is acked (deleted) on the primary", true));
         return (Long) r.get(0) == 1L;
+    }
+
+    private static String requireReceipt(String receipt) {
+        Objects.requireNonNull(receipt, "receipt cannot be null");
+        if (receipt.isEmpty()) {
+            throw new IllegalArgumentException("receipt cannot be empty");
+        }
+        return receipt;
     }
 
     /**
@@ -668,17 +726,20 @@ public final class DelayQueue<T> {
         if (jobs.isEmpty()) {
             return out;
         }
-        List<byte[]> ackKeys = QueueKeys.list(keys.jobs(), keys.inflight(), keys.errors());
+        List<List<byte[]>> chunkKeys = new ArrayList<>();
         List<List<byte[]>> chunks = new ArrayList<>();
         for (int from = 0; from < jobs.size(); from += MAX_ACKS) {
             List<byte[]> chunk = new ArrayList<>();
+            chunk.add(REPLAY_TTL);
             addReceipts(chunk, jobs.subList(from, Math.min(jobs.size(), from + MAX_ACKS)));
             chunks.add(chunk);
+            chunkKeys.add(QueueKeys.list(keys.jobs(), keys.inflight(), keys.errors(), keys.replay(newId())));
         }
         String stored = jobs.size() + " jobs are acked (deleted) on the primary";
         List<Object> replies = chunks.size() == 1
-                ? List.of(call("ackAll", () -> runAndWait("ackAll", ACK, ackKeys, chunks.get(0), stored, strict)))
-                : call("ackAll", () -> pipeline(ACK, ackKeys, chunks, "ackAll", stored, strict));
+                ? List.of(call(
+                        "ackAll", () -> runAndWait("ackAll", ACK, chunkKeys.get(0), chunks.get(0), stored, strict)))
+                : call("ackAll", () -> pipeline(ACK, chunkKeys, chunks, "ackAll", stored, strict));
         for (Object reply : replies) {
             out.addAll(results((List<?>) reply));
         }
@@ -796,20 +857,77 @@ public final class DelayQueue<T> {
      */
     public boolean extend(Job<T> job, Duration visibility) {
         Objects.requireNonNull(job, "job cannot be null");
+        return extend(job.id(), job.receipt(), visibility);
+    }
+
+    /**
+     * Like {@link #extend(Job, Duration)}, for a job known by its id and the receipt of its claim.
+     *
+     * @return true when extended; false when the receipt is stale
+     * @throws NullPointerException when an argument is null
+     * @throws IllegalArgumentException when the id is empty or over 512 bytes, the receipt is empty, or
+     *     {@code visibility} is not positive or over {@link #MAX_DELAY}
+     * @throws DelayQueueException when Redis fails
+     */
+    public boolean extend(String id, String receipt, Duration visibility) {
+        requireId(id);
+        requireReceipt(receipt);
         Objects.requireNonNull(visibility, "visibility cannot be null");
         if (visibility.isNegative() || visibility.isZero() || visibility.compareTo(MAX_DELAY) > 0) {
             throw new IllegalArgumentException(
                     "visibility must be positive and at most " + MAX_DELAY.toDays() + " days, got " + visibility);
         }
         List<byte[]> eKeys = QueueKeys.list(keys.jobs(), keys.inflight());
-        List<byte[]> args = List.of(utf8(job.id()), utf8(job.receipt()), num(toMillis(visibility)));
-        return (Long) call("extend", () -> EXTEND.run(redis, eKeys, args)) > 0;
+        List<byte[]> args = List.of(num(toMillis(visibility)), utf8(id), utf8(receipt));
+        List<?> r = (List<?>) call("extend", () -> EXTEND.run(redis, eKeys, args));
+        return (Long) r.get(0) > 0;
+    }
+
+    /**
+     * Moves the visibility deadline of every given claimed job to now + {@link #visibilityTimeout()}: one script
+     * call per {@link #MAX_EXTENDS} jobs (pipelined). A worker's renewal tick.
+     *
+     * @return one result per job, in order: false when its receipt is stale
+     */
+    List<Boolean> extendAll(List<Job<T>> jobs) {
+        List<List<byte[]>> chunkKeys = new ArrayList<>();
+        List<List<byte[]>> chunks = new ArrayList<>();
+        List<byte[]> eKeys = QueueKeys.list(keys.jobs(), keys.inflight());
+        for (int from = 0; from < jobs.size(); from += MAX_EXTENDS) {
+            List<byte[]> chunk = new ArrayList<>();
+            chunk.add(num(toMillis(visibilityTimeout)));
+            addReceipts(chunk, jobs.subList(from, Math.min(jobs.size(), from + MAX_EXTENDS)));
+            chunks.add(chunk);
+            chunkKeys.add(eKeys);
+        }
+        List<Object> replies = chunks.size() == 1
+                ? List.of(call("extend", () -> EXTEND.run(redis, eKeys, chunks.get(0))))
+                : call("extend", () -> runEach(EXTEND, chunkKeys, chunks));
+        List<Boolean> out = new ArrayList<>(jobs.size());
+        for (Object reply : replies) {
+            for (Object deadline : (List<?>) reply) {
+                out.add((Long) deadline > 0);
+            }
+        }
+        return out;
+    }
+
+    /** Runs {@code script} once per entry of {@code argLists}, one call after another. */
+    private List<Object> runEach(Script script, List<List<byte[]>> keyLists, List<List<byte[]>> argLists) {
+        List<Object> out = new ArrayList<>(argLists.size());
+        for (int c = 0; c < argLists.size(); c++) { // rare (over 1000 running jobs): one call after another
+            out.add(script.run(redis, keyLists.get(c), argLists.get(c)));
+        }
+        return out;
     }
 
     // ---------------------------------------------------------------- inspection and management
 
     /**
-     * Deletes a job in any state. A handler still running an in-flight job is not stopped; its ack is refused.
+     * Deletes a job in any state. A handler still running an in-flight job is not stopped, but its ack is
+     * refused; a {@link DelayQueueWorker} running it learns at its next renewal that the claim is lost ({@link
+     * Job#isClaimLost()}, and an interrupt with {@link DelayQueueWorker.Builder#interruptOnClaimLost}).
+     * Idempotent under resend: a call resent after a lost reply reports what the first try did.
      *
      * @return true when the job existed
      * @throws NullPointerException when {@code id} is null
@@ -818,8 +936,10 @@ public final class DelayQueue<T> {
      */
     public boolean cancel(String id) {
         requireId(id);
-        List<byte[]> cKeys = QueueKeys.list(keys.jobs(), keys.due(), keys.inflight(), keys.dead(), keys.errors());
-        return (Long) call("cancel", () -> CANCEL.run(redis, cKeys, List.of(utf8(id)))) == 1L;
+        // one token for every try of this call: a resend after a lost reply is told what the first try did
+        List<byte[]> cKeys = QueueKeys.list(
+                keys.jobs(), keys.due(), keys.inflight(), keys.dead(), keys.errors(), keys.replay(newId()));
+        return (Long) call("cancel", () -> CANCEL.run(redis, cKeys, List.of(utf8(id), REPLAY_TTL))) == 1L;
     }
 
     /**
@@ -1067,6 +1187,11 @@ public final class DelayQueue<T> {
             b[8 + i] = (byte) (n >>> (24 - 8 * i));
         }
         return ID_ENCODER.encodeToString(b);
+    }
+
+    /** A fresh name for one write call (its replay record), unique like a generated id. */
+    static String newToken() {
+        return newId();
     }
 
     private static String requireId(String id) {

@@ -1,5 +1,6 @@
 package io.github.deferlock.delay;
 
+import io.github.deferlock.delay.internal.RunningJobRenewer;
 import io.github.deferlock.delay.internal.WakeSubscriber;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -55,6 +56,17 @@ import org.slf4j.LoggerFactory;
  * loses the acks still pending (at most about 5 ms of finished jobs): those jobs are redelivered after their
  * visibility timeout, as at-least-once delivery allows.
  *
+ * <p><b>Keeping running jobs claimed.</b> While a handler runs, the worker renews its job's visibility, like a
+ * lock watchdog: every third of the visibility timeout one script call moves the deadlines of all the jobs its
+ * handlers are running to now + the visibility timeout, so a handler slower than the timeout still runs once
+ * and is not redelivered meanwhile. {@link Builder#maxHandlerTime(Duration)} bounds how long one run is
+ * renewed; after it the job is redelivered after its timeout as if the worker were gone. When a renewal is
+ * refused (the job was cancelled, or redelivered after a renewal came too late, e.g. the worker paused), the
+ * claim is lost: {@link Job#isClaimLost()} turns true, the handler thread is interrupted if {@link
+ * Builder#interruptOnClaimLost(boolean)} asked for it, and when the handler ends its ack (or nack) is refused
+ * with one WARN line, without a Redis call. A worker that dies stops renewing, so its jobs are redelivered
+ * after the visibility timeout.
+ *
  * <p>When nothing is due the dispatcher sleeps until the earliest due time (or visibility deadline) that
  * the claim reported, and is woken early by the notice the enqueue script publishes when a job becomes the
  * earliest one. A lost notice or a dropped subscription cannot stall it: it also polls every {@code
@@ -99,6 +111,8 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
     private final Thread dispatcher;
     private final WakeSubscriber subscriber;
     private final boolean allowEvictionPolicy;
+    private final RunningJobRenewer<Job<T>> renewer;
+    private final String threadBase;
     private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicLong wakes = new AtomicLong();
@@ -140,6 +154,15 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
         this.dispatcher = new Thread(this::dispatch, base + "-dispatcher");
         this.dispatcher.setDaemon(true);
         this.subscriber = new WakeSubscriber(queue.redis(), queue.wakeChannel(), this::wake, base + "-wake");
+        this.threadBase = base;
+        this.renewer = new RunningJobRenewer<>(
+                queue.name(),
+                queue.visibilityTimeout().dividedBy(3),
+                b.maxHandlerTime,
+                queue::extendAll,
+                DelayQueueWorker::claimLost,
+                b.interruptOnClaimLost,
+                System::nanoTime);
     }
 
     /**
@@ -175,6 +198,7 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
             throw new IllegalStateException("worker for queue '" + queue.name() + "' was already started");
         }
         running = true;
+        renewer.start(threadBase + "-renewer");
         subscriber.start();
         dispatcher.start();
         return this;
@@ -282,6 +306,7 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
                 lock.unlock();
             }
             sendAcksNow(last);
+            renewer.close(); // no handler runs any more (or close gave up on them: they are redelivered)
             subscriber.close();
             if (interrupted) {
                 Thread.currentThread().interrupt();
@@ -380,6 +405,7 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
         long pauseUntil = System.nanoTime(); // no Redis call before this (after a failure)
         long nextClaimAt = pauseUntil;
         long seen = wakes.get() - 1; // claim at once
+        ResentClaim<T> resend = null; // a claim that failed: the next one resends it (same token, size, acks)
         while (running) {
             int n;
             boolean claim;
@@ -396,14 +422,21 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
                 stale = takeStale(now); // no handler took them in time: all are busy, or stuck
                 boolean mayCall = now - pauseUntil >= 0;
                 claim = mayCall && n > 0 && (now - nextClaimAt >= 0 || wakes.get() != seen);
+                if (resend != null) { // the failed claim may have run: its jobs wait for this resend
+                    claim = mayCall;
+                    n = resend.max;
+                }
                 boolean ackNow = mayCall
                         && !acks.isEmpty()
                         && (acks.size() >= DelayQueue.MAX_ACKS || now - acks.peekFirst().since - ackDelayNanos >= 0);
-                if (ackNow && acks.size() > (piggybackAcks ? DelayQueue.MAX_ACKS : 0)) {
+                if (resend == null && ackNow && acks.size() > (piggybackAcks ? DelayQueue.MAX_ACKS : 0)) {
                     claim = false; // more acks than the claim carries: they go first, or fast handlers outrun them
                 }
                 if (stale.isEmpty() && !claim && !ackNow) {
                     long until = now + fallbackPollNanos;
+                    if (resend != null) {
+                        until = earlier(until, pauseUntil);
+                    }
                     if (n > 0) {
                         until = earlier(until, later(nextClaimAt, pauseUntil));
                     }
@@ -424,7 +457,9 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
                     }
                     continue;
                 }
-                sending = !stale.isEmpty() || (claim && !piggybackAcks) ? List.of() : drainAcks(DelayQueue.MAX_ACKS);
+                sending = resend != null
+                        ? (claim ? resend.acks : List.of())
+                        : !stale.isEmpty() || (claim && !piggybackAcks) ? List.of() : drainAcks(DelayQueue.MAX_ACKS);
             } catch (InterruptedException e) {
                 break;
             } finally {
@@ -436,6 +471,9 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
                     giveBack(job, "return of a job that waited too long in the buffer");
                 }
                 continue;
+            }
+            if (!claim && resend != null) {
+                continue; // only the resent claim may go next (this round gave back stale buffered jobs)
             }
             if (!claim) {
                 try {
@@ -456,12 +494,17 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
             }
             long seenNow = wakes.get();
             long sent = System.nanoTime();
+            String token = resend != null ? resend.token : DelayQueue.newToken();
             ClaimBatch<T> batch;
             try {
-                batch = queue.claimBatch(n, jobsOf(sending));
+                batch = queue.claimBatch(n, jobsOf(sending), token);
                 errorPauseNanos = 0;
+                resend = null;
             } catch (RuntimeException e) {
-                retryLater(sending, e);
+                // the call may have run with its reply lost: resend it (same token, size and acks) next time, so
+                // the jobs it took come to this worker instead of waiting in flight with no handler; its acks
+                // stay with it (the resend reports their results)
+                resend = new ResentClaim<>(token, n, sending);
                 errorPauseNanos = nextPause(errorPauseNanos);
                 LOG.warn(
                         "queue '{}': claim failed, retrying in {} ms: {}",
@@ -488,6 +531,24 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
                 next = earlier(next, sent + (received - sent) / 2 + untilNext);
             }
             nextClaimAt = claimed == 0 ? later(next, received + MIN_IDLE_WAIT_NANOS) : next;
+        }
+        if (resend != null) {
+            resendOnExit(resend);
+        }
+    }
+
+    /**
+     * Closing with a claim that failed: resends it once so that its acks are applied (or reported) and the jobs
+     * it may have taken are given back at once (see {@link #offer}); when that fails too, the acks go the usual
+     * way and those jobs come back after their visibility timeout.
+     */
+    private void resendOnExit(ResentClaim<T> resend) {
+        try {
+            ClaimBatch<T> batch = queue.claimBatch(resend.max, jobsOf(resend.acks), resend.token);
+            report(resend.acks, batch.acked());
+            offer(batch.jobs());
+        } catch (RuntimeException e) {
+            retryLater(resend.acks, e);
         }
     }
 
@@ -670,6 +731,7 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
 
     private void run(Job<T> job) {
         Throwable failure = null;
+        RunningJobRenewer.Registration<Job<T>> renewal = renewer.register(job, Thread.currentThread());
         try {
             handler.handle(job);
         } catch (Throwable t) {
@@ -677,8 +739,20 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
             if (t instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
             }
+        } finally {
+            renewer.unregister(renewal);
         }
         if (job.isSettled()) {
+            return;
+        }
+        if (job.isClaimLost()) { // Redis refused its receipt already: the settlement would be refused too
+            LOG.warn(
+                    "queue '{}': {} of job {} refused: its claim was lost while the handler ran (the job was"
+                            + " cancelled, or redelivered after its visibility timeout)",
+                    queue.name(),
+                    failure == null ? "ack" : "nack",
+                    job.id());
+            job.markSettled();
             return;
         }
         if (failure != null && closed.get() && interruptedBy(failure)) {
@@ -695,6 +769,15 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
                     failure.getClass().getName() + (failure.getMessage() == null ? "" : ": " + failure.getMessage());
             settle(job, () -> queue.nack(job, error, null), "nack");
         }
+    }
+
+    /** A renewal was refused: the claim is lost, unless the handler settled the job itself (then it is no loss). */
+    private static boolean claimLost(Job<?> job) {
+        if (job.isSettled()) {
+            return false;
+        }
+        job.markClaimLost();
+        return true;
     }
 
     /** Queues the ack for the dispatcher's next call; once close() sent the last batch, acks at once. */
@@ -856,6 +939,9 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
         return a - b >= 0 ? a : b;
     }
 
+    /** A claim call that failed, to be resent as the same call. */
+    private record ResentClaim<T>(String token, int max, List<PendingAck<T>> acks) {}
+
     /** A claimed job waiting for a handler thread, with the {@link System#nanoTime()} of its claim. */
     private record Buffered<T>(Job<T> job, long claimedNanos) {}
 
@@ -940,6 +1026,9 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
         private Duration ackDelay;
         private Boolean allowEvictionPolicyValue;
         private boolean allowEvictionPolicy;
+        private Duration maxHandlerTime;
+        private Boolean interruptOnClaimLostValue;
+        private boolean interruptOnClaimLost;
 
         private Builder(DelayQueue<T> queue, JobHandler<T> handler) {
             this.queue = Objects.requireNonNull(queue, "queue cannot be null");
@@ -1044,6 +1133,40 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
             once(allowEvictionPolicyValue, "allowEvictionPolicy");
             this.allowEvictionPolicyValue = allow;
             this.allowEvictionPolicy = allow;
+            return this;
+        }
+
+        /**
+         * How long the worker keeps renewing the visibility of one running job. Default: no limit, a job is
+         * renewed for as long as its handler runs. After this time its claim runs out one visibility timeout
+         * after the last renewal, and the job is redelivered (spending an attempt) while this handler may
+         * still run: a bound for handlers that hang.
+         *
+         * @throws NullPointerException when {@code limit} is null
+         * @throws IllegalArgumentException when {@code limit} is not positive
+         * @throws IllegalStateException when already set
+         */
+        public Builder<T> maxHandlerTime(Duration limit) {
+            once(maxHandlerTime, "maxHandlerTime");
+            Objects.requireNonNull(limit, "maxHandlerTime cannot be null");
+            if (limit.isNegative() || limit.isZero()) {
+                throw new IllegalArgumentException("maxHandlerTime must be positive, got " + limit);
+            }
+            this.maxHandlerTime = limit;
+            return this;
+        }
+
+        /**
+         * Interrupt a handler's thread when its job's claim is lost (a renewal was refused: the job was
+         * cancelled or redelivered; see {@link Job#isClaimLost()}). Default false: the handler runs on and
+         * can poll {@link Job#isClaimLost()}. Either way its ack is refused with one WARN.
+         *
+         * @throws IllegalStateException when already set
+         */
+        public Builder<T> interruptOnClaimLost(boolean interrupt) {
+            once(interruptOnClaimLostValue, "interruptOnClaimLost");
+            this.interruptOnClaimLostValue = interrupt;
+            this.interruptOnClaimLost = interrupt;
             return this;
         }
 

@@ -25,6 +25,7 @@ public final class Job<T> {
     private final String lastError;
     private final Instant visibleUntil;
     private final AtomicBoolean settled = new AtomicBoolean();
+    private volatile boolean claimLost;
 
     Job(String id, T payload, int attempts, Instant dueAt, String receipt, String lastError, Instant visibleUntil) {
         this.id = Objects.requireNonNull(id, "id cannot be null");
@@ -85,6 +86,23 @@ public final class Job<T> {
 
     void markSettled() {
         settled.set(true);
+    }
+
+    /**
+     * True once a {@link DelayQueueWorker} running this job learnt that its claim is lost: a renewal of its
+     * visibility was refused because the job was cancelled, redelivered after its visibility timeout, or
+     * settled under another receipt. The job's work may be done (or being done) elsewhere, and its ack will
+     * be refused. A long handler can poll this between steps and stop early; with {@link
+     * DelayQueueWorker.Builder#interruptOnClaimLost(boolean)} its thread is also interrupted. The worker
+     * renews every third of the visibility timeout, so the signal comes within about that long of the loss.
+     * Always false for a job claimed with {@link DelayQueue#claim(int)} outside a worker.
+     */
+    public boolean isClaimLost() {
+        return claimLost;
+    }
+
+    void markClaimLost() {
+        claimLost = true;
     }
 
     @Override

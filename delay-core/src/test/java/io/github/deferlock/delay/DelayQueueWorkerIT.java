@@ -215,10 +215,16 @@ final class DelayQueueWorkerIT {
                     second.set(job);
                 }
             };
-            try (DelayQueueWorker<Msg> w1 =
-                            DelayQueueWorker.builder(q, handler).build().start();
-                    DelayQueueWorker<Msg> w2 =
-                            DelayQueueWorker.builder(q, handler).build().start()) {
+            // a stuck handler's claim is renewed up to maxHandlerTime (issue 14), then it runs out
+            Duration maxHandlerTime = Duration.ofMillis(500);
+            try (DelayQueueWorker<Msg> w1 = DelayQueueWorker.builder(q, handler)
+                            .maxHandlerTime(maxHandlerTime)
+                            .build()
+                            .start();
+                    DelayQueueWorker<Msg> w2 = DelayQueueWorker.builder(q, handler)
+                            .maxHandlerTime(maxHandlerTime)
+                            .build()
+                            .start()) {
                 assertThat(w1.isRunning()).isTrue();
                 assertThat(w2.isRunning()).isTrue();
                 String id = q.enqueue(new Msg("stuck", 1)).id();

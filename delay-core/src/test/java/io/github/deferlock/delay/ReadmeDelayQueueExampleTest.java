@@ -29,7 +29,7 @@ final class ReadmeDelayQueueExampleTest {
 
         // README-BEGIN
         DelayQueue<Email> emails = DelayQueue.builder(redis, "emails", Email.class)
-                .visibilityTimeout(Duration.ofMinutes(1)) // redelivered if not acked within a minute
+                .visibilityTimeout(Duration.ofMinutes(1)) // redelivered a minute after its worker died
                 .maxAttempts(5) // then it goes to the dead letters
                 .backoff(Backoff.schedule(Duration.ofMinutes(1), Duration.ofMinutes(5), Duration.ofMinutes(30)))
                 .build();

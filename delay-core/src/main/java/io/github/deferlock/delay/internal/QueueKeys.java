@@ -15,9 +15,18 @@ import java.util.List;
  * @param errors the errors hash: field the job id, value its last error
  * @param seq the sequence counter (enqueue order and receipts)
  * @param channel the wake channel (not a key)
+ * @param replayPrefix the prefix of the replay records: one short-lived string per write call, named by a
+ *     token the client generates for the call ({@link #replay(String)})
  */
 public record QueueKeys(
-        byte[] due, byte[] inflight, byte[] jobs, byte[] dead, byte[] errors, byte[] seq, byte[] channel) {
+        byte[] due,
+        byte[] inflight,
+        byte[] jobs,
+        byte[] dead,
+        byte[] errors,
+        byte[] seq,
+        byte[] channel,
+        String replayPrefix) {
 
     /** The common prefix of every key of queue {@code name}. */
     public static String prefix(String name) {
@@ -34,7 +43,13 @@ public record QueueKeys(
                 bytes(p + "dead"),
                 bytes(p + "errors"),
                 bytes(p + "seq"),
-                bytes(p + "wake"));
+                bytes(p + "wake"),
+                p + "r:");
+    }
+
+    /** The replay record of the write call named {@code token}. */
+    public byte[] replay(String token) {
+        return bytes(replayPrefix + token);
     }
 
     /** The given keys as a list, in the given order. */

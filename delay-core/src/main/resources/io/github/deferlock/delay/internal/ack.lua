@@ -1,14 +1,26 @@
 -- ack: deletes in-flight jobs whose receipts match (their handlers finished them). One call acks a batch:
 -- one HMGET for the envelopes, then one variadic ZREM and HDELs for all that match.
 --
--- KEYS[1] jobs hash, KEYS[2] in-flight zset, KEYS[3] errors hash
--- ARGV pairs: job id 1, receipt 1, job id 2, receipt 2, ... (at most 500 pairs per call)
--- returns {result 1, result 2, ...} in ARGV order: 1 when the job was deleted, 0 when the receipt is stale
+-- KEYS[1] jobs hash, KEYS[2] in-flight zset, KEYS[3] errors hash,
+-- KEYS[4] the replay record of this call (a string of '1'/'0', one per pair; deleted after ARGV[1] ms)
+-- ARGV[1] how long the replay record lives, ms
+-- ARGV[2..] pairs: job id 1, receipt 1, job id 2, receipt 2, ... (at most 500 pairs per call)
+-- returns {result 1, result 2, ...} in pair order: 1 when the job was deleted, 0 when the receipt is stale
 --         (the job was returned to due, redelivered, settled or cancelled since that claim), the job does
 --         not exist, or the same id came earlier in this call
-local n = #ARGV / 2
+--
+-- Replay: the client names each call by KEYS[4] (the same when it resends the call after a lost reply); when
+-- the record exists the call already ran, and its recorded results are returned, so a resent ack is told
+-- "acked", not "stale", about its own earlier success.
+local record = redis.call('GET', KEYS[4])
+if record then
+  local out = {}
+  for k = 1, #record do out[k] = string.byte(record, k) - 48 end
+  return out
+end
+local n = (#ARGV - 1) / 2
 local ids = {}
-for k = 1, n do ids[k] = ARGV[2 * k - 1] end
+for k = 1, n do ids[k] = ARGV[2 * k] end
 local envs = redis.call('HMGET', KEYS[1], unpack(ids))
 local out, members, done = {}, {}, {}
 local acked = {}
@@ -17,7 +29,7 @@ for k = 1, n do
   if env and not done[id] and string.sub(env, 13, 13) == 'f' then
     local i1 = string.find(env, '|', 14, true)
     local i2 = string.find(env, '|', i1 + 1, true)
-    if string.sub(env, i1 + 1, i2 - 1) == ARGV[2 * k] then
+    if string.sub(env, i1 + 1, i2 - 1) == ARGV[2 * k + 1] then
       ok = 1
       done[id] = true
       members[#members + 1] = string.sub(env, 1, 12) .. id
@@ -31,4 +43,5 @@ if #acked > 0 then
   redis.call('HDEL', KEYS[1], unpack(acked))
   redis.call('HDEL', KEYS[3], unpack(acked))
 end
+redis.call('SET', KEYS[4], table.concat(out), 'PX', ARGV[1])
 return out

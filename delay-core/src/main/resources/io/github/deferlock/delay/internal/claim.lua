@@ -1,22 +1,38 @@
--- claim: first acks the jobs given in ARGV[5..] (a worker's finished jobs ride along with its next claim),
+-- claim: first acks the jobs given in ARGV[6..] (a worker's finished jobs ride along with its next claim),
 -- then returns expired in-flight jobs to due (or to the dead letters once they used their attempts), then
 -- moves up to ARGV[1] due jobs (earliest due first, FIFO among equal due times) to in flight with a fresh
 -- receipt. Work per call is bounded by ARGV[1] + ARGV[4] + the number of acks (at most 500).
 --
 -- KEYS[1] due zset, KEYS[2] in-flight zset (score = visibility deadline, epoch ms), KEYS[3] jobs hash,
 -- KEYS[4] dead zset (score = time of death, epoch ms), KEYS[5] errors hash (id -> last error),
--- KEYS[6] sequence counter
+-- KEYS[6] sequence counter, KEYS[7] the replay record of this call (a string, deleted after ARGV[5] ms)
 -- ARGV[1] max jobs to claim, ARGV[2] visibility timeout ms, ARGV[3] max attempts,
--- ARGV[4] max expired in-flight jobs to return in this call,
--- ARGV[5..] pairs to ack first: job id, receipt (as in ack.lua)
+-- ARGV[4] max expired in-flight jobs to return in this call, ARGV[5] how long the replay record lives, ms,
+-- ARGV[6..] pairs to ack first: job id, receipt (as in ack.lua)
 -- returns {now micros, next wake ms (earliest due or visibility deadline; -1 when both are empty),
 --          {ack result per pair, 1 deleted or 0 stale, as in ack.lua},
 --          id 1, envelope 1 (after the claim), last error 1 ("" if none), id 2, ...}
+--
+-- Replay: the client names each call by KEYS[7] (a fresh token per call, the same when it resends the call after
+-- a lost reply). When that record exists the call already ran: nothing is acked or claimed again; the reply
+-- gives the recorded ack results and those jobs of the recorded claim that are still in flight under the
+-- recorded receipt, so a lost reply never leaves claimed jobs in flight with no handler, spending an attempt.
+-- The record (cmsgpack: {ack flags, id 1, receipt 1, ...}) is written only when the call acked or claimed.
 if redis.replicate_commands then redis.replicate_commands() end
 local t = redis.call('TIME')
 local nowUs = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local now = math.floor(nowUs / 1000)
 local maxAttempts = tonumber(ARGV[3])
+local FIRST_ACK = 6
+
+local function wakeAt()
+  local nextDue = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  local nextDeadline = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+  local wake = -1
+  if nextDue[2] then wake = tonumber(nextDue[2]) end
+  if nextDeadline[2] and (wake < 0 or tonumber(nextDeadline[2]) < wake) then wake = tonumber(nextDeadline[2]) end
+  return wake
+end
 
 local function split(env)
   local i1 = string.find(env, '|', 14, true)
@@ -25,17 +41,48 @@ local function split(env)
   return tonumber(string.sub(env, 14, i1 - 1)), string.sub(env, i1 + 1, i2 - 1), i3
 end
 
+local function receiptOf(env)
+  local i1 = string.find(env, '|', 14, true)
+  local i2 = string.find(env, '|', i1 + 1, true)
+  return string.sub(env, i1 + 1, i2 - 1)
+end
+
+local record = redis.call('GET', KEYS[7])
+if record then
+  local r = cmsgpack.unpack(record)
+  local out = {nowUs, -1, r[1]}
+  local ids, receipts = {}, {}
+  for k = 2, #r, 2 do
+    ids[#ids + 1] = r[k]
+    receipts[#receipts + 1] = r[k + 1]
+  end
+  if #ids > 0 then
+    local envs = redis.call('HMGET', KEYS[3], unpack(ids))
+    local errors = redis.call('HMGET', KEYS[5], unpack(ids))
+    for k = 1, #ids do
+      local env = envs[k]
+      if env and string.sub(env, 13, 13) == 'f' and receiptOf(env) == receipts[k] then
+        out[#out + 1] = ids[k]
+        out[#out + 1] = env
+        out[#out + 1] = errors[k] or ''
+      end
+    end
+  end
+  out[2] = wakeAt()
+  return out
+end
+
 local acks = {}
-if #ARGV > 4 then
+if #ARGV >= FIRST_ACK then
   local ids = {}
-  for k = 5, #ARGV, 2 do ids[#ids + 1] = ARGV[k] end
+  for k = FIRST_ACK, #ARGV, 2 do ids[#ids + 1] = ARGV[k] end
   local envs = redis.call('HMGET', KEYS[3], unpack(ids))
   local members, acked, done = {}, {}, {}
   for k = 1, #ids do
     local id, env, ok = ids[k], envs[k], 0
     if env and not done[id] and string.sub(env, 13, 13) == 'f' then
       local _, receipt = split(env)
-      if receipt == ARGV[4 + 2 * k] then
+      if receipt == ARGV[FIRST_ACK - 1 + 2 * k] then
         ok = 1
         done[id] = true
         members[#members + 1] = string.sub(env, 1, 12) .. id
@@ -72,6 +119,7 @@ for _, member in ipairs(expired) do
 end
 
 local out = {nowUs, -1, acks}
+local claimed = {acks}
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[1]))
 if #due > 0 then
   local count = #due / 2
@@ -100,6 +148,8 @@ if #due > 0 then
       out[#out + 1] = ids[k]
       out[#out + 1] = updated
       out[#out + 1] = errors[k] or ''
+      claimed[#claimed + 1] = ids[k]
+      claimed[#claimed + 1] = string.format('%x', receipt)
     end
   end
   if #fields > 0 then
@@ -108,10 +158,8 @@ if #due > 0 then
   end
 end
 
-local nextDue = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-local nextDeadline = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
-local wake = -1
-if nextDue[2] then wake = tonumber(nextDue[2]) end
-if nextDeadline[2] and (wake < 0 or tonumber(nextDeadline[2]) < wake) then wake = tonumber(nextDeadline[2]) end
-out[2] = wake
+if #claimed > 1 or #acks > 0 then
+  redis.call('SET', KEYS[7], cmsgpack.pack(claimed), 'PX', ARGV[5])
+end
+out[2] = wakeAt()
 return out

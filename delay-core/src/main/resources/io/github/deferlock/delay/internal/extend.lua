@@ -1,16 +1,33 @@
--- extend: moves the visibility deadline of an in-flight job whose receipt matches to now + ARGV[3].
+-- extend: moves the visibility deadline of in-flight jobs whose receipts match to now + ARGV[1]. One call
+-- serves DelayQueue.extend (one pair) and a worker's renewal tick (every job its handlers are running):
+-- one HMGET for the envelopes, then one variadic ZADD XX for all that match.
 --
 -- KEYS[1] jobs hash, KEYS[2] in-flight zset
--- ARGV[1] job id, ARGV[2] receipt, ARGV[3] new visibility timeout ms from now (server TIME)
--- returns the new deadline (epoch ms), or 0 when the receipt is stale or the job does not exist
+-- ARGV[1] new visibility timeout ms from now (server TIME)
+-- ARGV[2..] pairs: job id 1, receipt 1, job id 2, receipt 2, ... (at most 1000 pairs per call)
+-- returns {result 1, result 2, ...} in pair order: the new deadline (epoch ms), or 0 when the receipt is stale
+--         (the job was redelivered, settled or cancelled since that claim) or the job does not exist.
+--         Idempotent: a resent call moves the same deadlines again.
 if redis.replicate_commands then redis.replicate_commands() end
-local id = ARGV[1]
-local env = redis.call('HGET', KEYS[1], id)
-if not env or string.sub(env, 13, 13) ~= 'f' then return 0 end
-local i1 = string.find(env, '|', 14, true)
-local i2 = string.find(env, '|', i1 + 1, true)
-if string.sub(env, i1 + 1, i2 - 1) ~= ARGV[2] then return 0 end
+local n = (#ARGV - 1) / 2
+local ids = {}
+for k = 1, n do ids[k] = ARGV[2 * k] end
+local envs = redis.call('HMGET', KEYS[1], unpack(ids))
 local t = redis.call('TIME')
-local deadline = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[3])
-redis.call('ZADD', KEYS[2], 'XX', deadline, string.sub(env, 1, 12) .. id)
-return deadline
+local deadline = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[1])
+local out, scored = {}, {}
+for k = 1, n do
+  local env, r = envs[k], 0
+  if env and string.sub(env, 13, 13) == 'f' then
+    local i1 = string.find(env, '|', 14, true)
+    local i2 = string.find(env, '|', i1 + 1, true)
+    if string.sub(env, i1 + 1, i2 - 1) == ARGV[2 * k + 1] then
+      r = deadline
+      scored[#scored + 1] = deadline
+      scored[#scored + 1] = string.sub(env, 1, 12) .. ids[k]
+    end
+  end
+  out[k] = r
+end
+if #scored > 0 then redis.call('ZADD', KEYS[2], 'XX', unpack(scored)) end
+return out
