@@ -363,4 +363,83 @@ final class HandOffIT {
             assertThat(redis.exists("lock:{quiet}")).isFalse();
         }
     }
+
+    /**
+     * Issue 14, defect 8: the key is deleted (eviction, failover, DEL) while a local hand-off chain runs and
+     * another client takes it; the local thread the hold is handed to is told (isHeld false, onLost) within
+     * one round trip of the hand-off (the watchdog confirms a handed-off key at once), not at the next
+     * renewal tick (10 s with the default 30 s lease). Its token is below the new holder's, so a fenced
+     * resource refuses it.
+     */
+    @Test
+    void handOff_keyDeletedAndRetakenElsewhere_nextLocalHolderToldWithinOneSecond(RedisClient redis) throws Exception {
+        List<Long> lost = new CopyOnWriteArrayList<>();
+        try (RedisLocks locks = RedisLocks.builder(redis)
+                        .listener(new LockListener() {
+                            @Override
+                            public void onLost(String key, long fencingToken, Throwable cause) {
+                                lost.add(fencingToken);
+                            }
+                        })
+                        .build();
+                RedisLocks others = RedisLocks.builder(redis).build()) {
+            boolean handedOff = false;
+            // the hand-off needs the chain to be younger than 100 ms: retry the set-up on a slow machine
+            for (int round = 0; round < 10 && !handedOff; round++) {
+                String name = "evicted-" + round;
+                DistributedLock lock = locks.get(name);
+                DistributedLock rival = others.get(name);
+                CountDownLatch queued = new CountDownLatch(1);
+                java.util.concurrent.CompletableFuture<long[]> next = new java.util.concurrent.CompletableFuture<>();
+                lock.lock();
+                Thread waiter = new Thread(() -> {
+                    queued.countDown();
+                    try {
+                        if (!lock.tryLock(Duration.ofSeconds(2))) {
+                            next.complete(null);
+                            return;
+                        }
+                        long grantedAt = System.nanoTime();
+                        long token = lock.fencingToken();
+                        while (lock.isHeldByCurrentThread() && System.nanoTime() - grantedAt < 15_000_000_000L) {
+                            Thread.onSpinWait();
+                        }
+                        long toldAt = System.nanoTime();
+                        try {
+                            lock.unlock();
+                        } catch (LockLostException expected) {
+                            // the hold was lost: that is the point
+                        }
+                        next.complete(new long[] {token, toldAt - grantedAt});
+                    } catch (RuntimeException e) {
+                        next.completeExceptionally(e);
+                    }
+                });
+                waiter.start();
+                queued.await();
+                await().atMost(Duration.ofSeconds(2)).until(() -> waiter.getState() == Thread.State.TIMED_WAITING);
+                redis.del("lock:{" + name + "}");
+                boolean rivalGot = rival.tryLock();
+                try {
+                    lock.unlock(); // hands off to the waiter when the chain is young enough
+                } catch (LockLostException notHandedOff) {
+                    // the chain was too old: a real release found the rival's key
+                }
+                long[] result = next.get(20, TimeUnit.SECONDS);
+                if (rivalGot) {
+                    if (result != null) {
+                        handedOff = true;
+                        long rivalToken = rival.fencingToken();
+                        assertThat(result[0]).as("the handed-off token").isLessThan(rivalToken);
+                        assertThat(TimeUnit.NANOSECONDS.toMillis(result[1]))
+                                .as("time the next local holder believed it held a lost key (ms)")
+                                .isLessThanOrEqualTo(1000);
+                        assertThat(lost).contains(result[0]);
+                    }
+                    rival.unlock();
+                }
+            }
+            assertThat(handedOff).as("a hand-off happened in one of the rounds").isTrue();
+        }
+    }
 }
