@@ -99,7 +99,9 @@ final class ClusterFaultIT {
                 java.util.Optional<LockLease> got = acquired.get(15, TimeUnit.SECONDS);
                 long calls = scriptCalls(master) - before;
                 assertThat(calls).as("the client resent the acquire").isGreaterThanOrEqualTo(2);
-                assertThat(got).as("the resent acquire recognised its own grant").isPresent();
+                assertThat(got)
+                        .as("the resent acquire recognised its own grant")
+                        .isPresent();
                 try (Jedis direct = master.newConnection()) {
                     long counter = Long.parseLong(direct.get(lock.key() + ":fence"));
                     // the same grant: the first token of the one block the first send reserved
@@ -145,7 +147,9 @@ final class ClusterFaultIT {
                 } catch (java.util.concurrent.ExecutionException e) {
                     failure = e.getCause();
                 }
-                assertThat(scriptCalls(master) - before).as("the client resent the release").isGreaterThanOrEqualTo(2);
+                assertThat(scriptCalls(master) - before)
+                        .as("the client resent the release")
+                        .isGreaterThanOrEqualTo(2);
                 assertThat(failure).as("release after a resend").isNull();
                 assertThat(lost).isEmpty();
                 try (Jedis direct = master.newConnection()) {
@@ -164,8 +168,9 @@ final class ClusterFaultIT {
     void watchdog_oneOfThreeMastersPaused_locksOnTheOthersStayHeld() throws Exception {
         Duration lease = Duration.ofMillis(4500);
         // a node timeout longer than the pause: the cluster does not fail the paused master over meanwhile
-        try (RedisCluster cluster =
-                        RedisCluster.builder().nodeTimeout(Duration.ofSeconds(30)).start();
+        try (RedisCluster cluster = RedisCluster.builder()
+                        .nodeTimeout(Duration.ofSeconds(30))
+                        .start();
                 RedisClusterClient redis = RedisClusterClient.builder()
                         .nodes(cluster.seeds())
                         .clientConfig(DefaultJedisClientConfig.builder()
@@ -206,7 +211,9 @@ final class ClusterFaultIT {
                             continue;
                         }
                         for (LockLease l : e.getValue()) {
-                            assertThat(l.isHeld()).as("%s on a healthy master", l.key()).isTrue();
+                            assertThat(l.isHeld())
+                                    .as("%s on a healthy master", l.key())
+                                    .isTrue();
                             assertThat(lostKeys).doesNotContain(l.key());
                         }
                     }

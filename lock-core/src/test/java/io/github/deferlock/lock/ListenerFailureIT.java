@@ -94,9 +94,13 @@ final class ListenerFailureIT {
                         } catch (RuntimeException | AssertionError expected) {
                             // the listener's own failure may reach the caller; the lock must not stay held
                         }
-                        assertThat(lock.isHeldByCurrentThread()).as("form %d", f).isFalse();
+                        assertThat(lock.isHeldByCurrentThread())
+                                .as("form %d", f)
+                                .isFalse();
                         assertThat(lock.holdCount()).as("form %d", f).isZero();
-                        assertThat(redis.exists(key)).as("form %d: key left in Redis", f).isFalse();
+                        assertThat(redis.exists(key))
+                                .as("form %d: key left in Redis", f)
+                                .isFalse();
                     }
                 }
                 case "onConflict" -> {

@@ -246,8 +246,7 @@ final class LockFaultIT {
             await().atMost(Duration.ofSeconds(5)).until(() -> !lost.isEmpty());
             // told by the next renewal: within one renewal period (lease/3 = 500 ms) plus a scheduling
             // allowance, not only when the lease (1500 ms) runs out
-            assertThat(TimeUnit.NANOSECONDS.toMillis(lost.get(0) - restartedAt))
-                    .isLessThanOrEqualTo(500 + 500);
+            assertThat(TimeUnit.NANOSECONDS.toMillis(lost.get(0) - restartedAt)).isLessThanOrEqualTo(500 + 500);
             assertThat(lock.isHeldByCurrentThread()).isFalse();
             assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class);
         }
@@ -317,7 +316,9 @@ final class LockFaultIT {
                 boolean got = rival.tryLock(Duration.ofSeconds(1));
                 long tookMs = millisSince(unlockAt);
                 assertThat(unlockFailure).as("unlock() after the restart").isNull();
-                assertThat(got).as("another client acquires within 1 s of unlock()").isTrue();
+                assertThat(got)
+                        .as("another client acquires within 1 s of unlock()")
+                        .isTrue();
                 assertThat(tookMs).isLessThanOrEqualTo(1000 + 200);
                 rival.unlock();
             }
@@ -351,11 +352,15 @@ final class LockFaultIT {
                 assertThat(fresh.exists("lock:{l8}:fence")).isFalse(); // the counter is gone
                 DistributedLock again = after.get("l8");
                 try (LockLease lease = again.acquire(Duration.ZERO, Duration.ofSeconds(5))) {
-                    assertThat(lease.fencingToken()).as("explicit lease after data loss").isGreaterThan(highest);
+                    assertThat(lease.fencingToken())
+                            .as("explicit lease after data loss")
+                            .isGreaterThan(highest);
                     highest = lease.fencingToken();
                 }
                 again.lock();
-                assertThat(again.fencingToken()).as("watchdog hold after data loss").isGreaterThan(highest);
+                assertThat(again.fencingToken())
+                        .as("watchdog hold after data loss")
+                        .isGreaterThan(highest);
                 again.unlock();
             }
         }

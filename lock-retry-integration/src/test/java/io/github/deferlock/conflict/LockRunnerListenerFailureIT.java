@@ -93,13 +93,17 @@ final class LockRunnerListenerFailureIT {
                     } catch (RuntimeException e) {
                         // a listener failure may reach the caller only if the lock was released anyway
                     }
-                    assertThat(result).as("the body's result despite the listener").isEqualTo("done");
+                    assertThat(result)
+                            .as("the body's result despite the listener")
+                            .isEqualTo("done");
                 }
             }
             DistributedLock lock = locks.get(key);
             assertThat(lock.isHeldByCurrentThread()).isFalse();
             assertThat(redis.exists(redisKey)).as("the key is gone").isFalse();
-            assertThat(others.get(key).tryLock()).as("another client can take the lock").isTrue();
+            assertThat(others.get(key).tryLock())
+                    .as("another client can take the lock")
+                    .isTrue();
             others.get(key).unlock();
         }
     }
