@@ -1,6 +1,7 @@
 package io.github.deferlock.lock;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.github.deferlock.testing.RedisExtension;
 import io.github.deferlock.testing.RedisServer;
