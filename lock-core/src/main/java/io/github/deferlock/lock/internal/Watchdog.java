@@ -5,13 +5,21 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import redis.clients.jedis.ClusterPipeline;
+import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.util.JedisClusterCRC16;
@@ -19,18 +27,29 @@ import redis.clients.jedis.util.JedisClusterCRC16;
 /**
  * Renews every watchdog hold of one engine from one daemon thread, every third of the default lease. All due
  * holds go out in one renew script per batch (one batch per slot on a cluster, at most {@link #BATCH} keys),
- * so a tick costs one round trip on a standalone server. A hold whose renewal is refused is lost at once; a
- * hold whose renewals keep failing is lost when its lease runs out by the local clock. Threadsafe.
+ * so a tick costs one round trip on a standalone server. On a cluster the batches of one tick go out in one
+ * pipeline that reads each master's replies concurrently (at most {@link #IO_THREADS} threads per engine),
+ * so a slow or paused master delays the renewals of the others by at most one client timeout, not by its
+ * retries times its batches. A hold whose renewal is refused is lost at once; a hold whose renewals keep
+ * failing is lost when its lease runs out by the local clock. A hold handed off to the next local thread is
+ * confirmed at once ({@link #confirmSoon}), not at the next tick. Threadsafe.
  */
 final class Watchdog implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Watchdog.class);
     static final int BATCH = 256;
 
+    /** Threads that read the masters' renewal replies concurrently on a cluster; idle ones end after 30 s. */
+    static final int IO_THREADS = 8;
+
     private final LockEngine engine;
     private final Set<Hold> holds = ConcurrentHashMap.newKeySet();
+    private final Set<Hold> urgent = ConcurrentHashMap.newKeySet();
+    private final AtomicBoolean confirmQueued = new AtomicBoolean();
     private final long periodNanos;
     private final boolean cluster;
+    private final Optional<ClusterAccess> clusterAccess;
     private volatile ScheduledExecutorService executor;
+    private ThreadPoolExecutor io; // guarded by this
     private boolean closed; // guarded by this
 
     Watchdog(LockEngine engine) {
@@ -38,6 +57,7 @@ final class Watchdog implements AutoCloseable {
         this.periodNanos = Math.max(
                 LockConfig.MIN_TICK.toNanos(), engine.config().defaultLease().toNanos() / 3);
         this.cluster = isCluster(engine.redis());
+        this.clusterAccess = engine.cluster();
     }
 
     private static boolean isCluster(UnifiedJedis redis) {
@@ -59,6 +79,24 @@ final class Watchdog implements AutoCloseable {
 
     void remove(Hold hold) {
         holds.remove(hold);
+        urgent.remove(hold);
+    }
+
+    /**
+     * Renews {@code hold} soon on the watchdog thread rather than at the next tick: after a local hand-off,
+     * so a key that vanished since the last confirmation (eviction, failover, {@code DEL}) is reported lost
+     * within one round trip. Requests that arrive before the thread gets to them share one script call.
+     */
+    void confirmSoon(Hold hold) {
+        urgent.add(hold);
+        ScheduledExecutorService ex = executor;
+        if (ex != null && confirmQueued.compareAndSet(false, true)) {
+            try {
+                ex.execute(this::confirm);
+            } catch (RejectedExecutionException closing) {
+                confirmQueued.set(false);
+            }
+        }
     }
 
     private synchronized void start() {
@@ -72,6 +110,22 @@ final class Watchdog implements AutoCloseable {
         });
         ex.scheduleAtFixedRate(this::tick, periodNanos, periodNanos, TimeUnit.NANOSECONDS);
         executor = ex;
+    }
+
+    private void confirm() {
+        confirmQueued.set(false);
+        try {
+            List<Hold> due = new ArrayList<>();
+            for (Hold hold : urgent) {
+                urgent.remove(hold);
+                if (hold.isActive()) {
+                    due.add(hold);
+                }
+            }
+            renewAll(batches(due));
+        } catch (RuntimeException | Error e) { // a listener's Error must not end the watchdog thread
+            LOG.warn("watchdog confirmation failed", e);
+        }
     }
 
     void tick() {
@@ -95,10 +149,8 @@ final class Watchdog implements AutoCloseable {
                     due.add(hold);
                 }
             }
-            for (List<Hold> batch : batches(due)) {
-                renew(batch);
-            }
-        } catch (RuntimeException e) {
+            renewAll(batches(due));
+        } catch (RuntimeException | Error e) { // a listener's Error must not end the renewals of every lock
             LOG.warn("watchdog tick failed", e);
         }
     }
@@ -118,23 +170,110 @@ final class Watchdog implements AutoCloseable {
         return out;
     }
 
-    private void renew(List<Hold> batch) {
+    private void renewAll(List<List<Hold>> batches) {
+        if (batches.size() > 1 && clusterAccess.isPresent()) {
+            renewPipelined(clusterAccess.get(), batches);
+        } else {
+            for (List<Hold> batch : batches) {
+                renew(batch);
+            }
+        }
+    }
+
+    private List<byte[]> keys(List<Hold> batch) {
         List<byte[]> keys = new ArrayList<>(batch.size());
+        for (Hold hold : batch) {
+            keys.add(hold.state.key);
+        }
+        return keys;
+    }
+
+    private List<byte[]> args(List<Hold> batch) {
         List<byte[]> args = new ArrayList<>(batch.size() + 1);
         args.add(engine.defaultLeaseMillis());
         for (Hold hold : batch) {
-            keys.add(hold.state.key);
             args.add(hold.token);
         }
+        return args;
+    }
+
+    private void renew(List<Hold> batch) {
+        List<byte[]> keys = keys(batch);
+        List<byte[]> args = args(batch);
         long sentAt = engine.clock().nanoTime();
         List<?> reply;
         try {
-            reply = (List<?>) Script.RENEW.run(engine.redis(), keys, args);
+            // compare-and-PEXPIRE is safe to repeat after a dead pooled connection
+            reply = Retry.onConnectionError(() -> (List<?>) Script.RENEW.run(engine.redis(), keys, args));
         } catch (JedisException e) {
-            LOG.debug("renewal of {} lock(s) failed; retrying on the next tick", batch.size(), e);
-            batch.forEach(h -> h.renewFailed(e));
+            failed(batch, e);
             return;
         }
+        apply(batch, reply, sentAt);
+    }
+
+    /**
+     * Renews every batch in one cluster pipeline: each command goes to its slot's master at once, and the
+     * replies of the masters are read concurrently, so one slow master does not hold up the others. A
+     * pipeline does not follow {@code MOVED} or retry; a failed batch is tried again on the next tick, after
+     * a slot-map refresh.
+     */
+    private void renewPipelined(ClusterAccess access, List<List<Hold>> batches) {
+        ExecutorService pool = io();
+        if (pool == null) {
+            return; // closing
+        }
+        long sentAt = engine.clock().nanoTime();
+        List<Response<Object>> replies = new ArrayList<>(batches.size());
+        List<JedisException> sendFailures = new ArrayList<>(batches.size());
+        try (ClusterPipeline pipeline = access.pipelined(pool)) {
+            for (List<Hold> batch : batches) {
+                try {
+                    replies.add(pipeline.eval(Script.RENEW.body(), keys(batch), args(batch)));
+                    sendFailures.add(null);
+                } catch (JedisException e) { // no connection to that batch's master
+                    replies.add(null);
+                    sendFailures.add(e);
+                }
+            }
+            pipeline.sync();
+        } catch (JedisException e) {
+            LOG.debug("renewal pipeline failed; retrying on the next tick", e);
+        }
+        boolean refresh = false;
+        for (int i = 0; i < batches.size(); i++) {
+            List<Hold> batch = batches.get(i);
+            Response<Object> reply = replies.get(i);
+            if (reply == null) {
+                failed(batch, sendFailures.get(i));
+                refresh = true;
+                continue;
+            }
+            try {
+                apply(batch, (List<?>) reply.get(), sentAt);
+            } catch (IllegalStateException e) { // the master's connection failed: its replies never came
+                failed(batch, new JedisException("the renewal pipeline to the lock's master failed", e));
+                refresh = true;
+            } catch (JedisException e) { // e.g. MOVED after a failover
+                failed(batch, e);
+                refresh = true;
+            }
+        }
+        if (refresh) {
+            try {
+                access.refresh();
+            } catch (JedisException e) {
+                LOG.debug("cannot refresh the cluster slot map", e);
+            }
+        }
+    }
+
+    private void failed(List<Hold> batch, JedisException e) {
+        LOG.debug("renewal of {} lock(s) failed; retrying on the next tick", batch.size(), e);
+        batch.forEach(h -> h.renewFailed(e));
+    }
+
+    private void apply(List<Hold> batch, List<?> reply, long sentAt) {
         for (int i = 0; i < batch.size(); i++) {
             Hold hold = batch.get(i);
             if (Long.valueOf(1).equals(reply.get(i))) {
@@ -148,15 +287,36 @@ final class Watchdog implements AutoCloseable {
         }
     }
 
+    private synchronized ExecutorService io() {
+        if (closed) {
+            return null;
+        }
+        if (io == null) {
+            io = new ThreadPoolExecutor(
+                    IO_THREADS, IO_THREADS, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+                        Thread t = new Thread(r, "deferlock-watchdog-io");
+                        t.setDaemon(true);
+                        return t;
+                    });
+            io.allowCoreThreadTimeOut(true);
+        }
+        return io;
+    }
+
     @Override
     public void close() {
         ScheduledExecutorService ex;
+        ExecutorService pool;
         synchronized (this) {
             closed = true;
             ex = executor;
+            pool = io;
         }
         if (ex != null) {
             ex.shutdownNow();
+        }
+        if (pool != null) {
+            pool.shutdownNow();
         }
     }
 }
