@@ -223,7 +223,7 @@ final class HandOffIT {
             lock.unlock();
             assertThat(done.await(20, TimeUnit.SECONDS)).isTrue();
             assertThat(seen).hasSize(2);
-            assertThat(seen.get(0)).isEqualTo(first + 8); // a new Redis acquisition past the reserved block
+            assertThat(seen.get(0)).isGreaterThan(first + 7); // a new Redis acquisition past the reserved block
             assertThat(seen.get(1)).isBetween(1L, 10_000L); // its own 10 s lease, not the 30 s watchdog lease
             assertThat(redis.exists("lock:{own-lease}")).isFalse();
         }

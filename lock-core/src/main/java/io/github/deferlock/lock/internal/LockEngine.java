@@ -91,8 +91,8 @@ public final class LockEngine implements AutoCloseable {
         this.redis = config.redis();
         this.clock = config.clock();
         this.listener = config.listener();
-        this.watchdog = new Watchdog(this);
         this.cluster = ClusterAccess.of(redis);
+        this.watchdog = new Watchdog(this); // reads cluster
         this.defaultLeaseMillis =
                 Long.toString(config.defaultLease().toMillis()).getBytes(StandardCharsets.US_ASCII);
     }
