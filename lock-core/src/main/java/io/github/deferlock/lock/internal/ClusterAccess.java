@@ -1,8 +1,6 @@
 package io.github.deferlock.lock.internal;
 
 import java.util.Optional;
-import java.util.concurrent.ExecutorService;
-import redis.clients.jedis.ClusterPipeline;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.UnifiedJedis;
@@ -30,14 +28,6 @@ final class ClusterAccess {
     /** A pooled connection to the master serving {@code slot}; the caller closes it (back to the pool). */
     Connection connectionFromSlot(int slot) {
         return redis.getConnectionFromSlot(slot);
-    }
-
-    /**
-     * A pipeline over the cluster that sends each command to its slot's master at once and reads every
-     * master's replies concurrently on {@code executor}; the caller closes it.
-     */
-    ClusterPipeline pipelined(ExecutorService executor) {
-        return redis.pipelined(executor);
     }
 
     /** Asks the client to reload the slot map. */

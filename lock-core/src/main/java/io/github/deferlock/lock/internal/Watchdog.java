@@ -18,8 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import redis.clients.jedis.ClusterPipeline;
-import redis.clients.jedis.Response;
+import redis.clients.jedis.Connection;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.util.JedisClusterCRC16;
@@ -27,10 +26,9 @@ import redis.clients.jedis.util.JedisClusterCRC16;
 /**
  * Renews every watchdog hold of one engine from one daemon thread, every third of the default lease. All due
  * holds go out in one renew script per batch (one batch per slot on a cluster, at most {@link #BATCH} keys),
- * so a tick costs one round trip on a standalone server. On a cluster the batches of one tick go out in one
- * pipeline that reads each master's replies concurrently (at most {@link #IO_THREADS} threads per engine),
- * so a slow or paused master delays the renewals of the others by at most one client timeout, not by its
- * retries times its batches. A hold whose renewal is refused is lost at once; a hold whose renewals keep
+ * so a tick costs one round trip on a standalone server. On a cluster each master's batches are renewed by a
+ * task of their own on a pool of at most {@link #IO_THREADS} threads per engine, so a slow or paused master
+ * delays only the renewals of its own keys. A hold whose renewal is refused is lost at once; a hold whose renewals keep
  * failing is lost when its lease runs out by the local clock. A hold handed off to the next local thread is
  * confirmed at once ({@link #confirmSoon}), not at the next tick. Threadsafe.
  */
@@ -38,7 +36,7 @@ final class Watchdog implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Watchdog.class);
     static final int BATCH = 256;
 
-    /** Threads that read the masters' renewal replies concurrently on a cluster; idle ones end after 30 s. */
+    /** Threads that renew the masters' batches concurrently on a cluster; idle ones end after 30 s. */
     static final int IO_THREADS = 8;
 
     private final LockEngine engine;
@@ -50,6 +48,13 @@ final class Watchdog implements AutoCloseable {
     private final Optional<ClusterAccess> clusterAccess;
     private volatile ScheduledExecutorService executor;
     private ThreadPoolExecutor io; // guarded by this
+
+    /** The master ("host:port") last seen serving each slot that had holds; only for grouping renewals. */
+    private final Map<Integer, String> masterOfSlot = new ConcurrentHashMap<>();
+
+    /** Per master (or unknown slot): whether its renewal task still runs. */
+    private final Map<String, AtomicBoolean> inFlight = new ConcurrentHashMap<>();
+
     private boolean closed; // guarded by this
 
     Watchdog(LockEngine engine) {
@@ -171,8 +176,8 @@ final class Watchdog implements AutoCloseable {
     }
 
     private void renewAll(List<List<Hold>> batches) {
-        if (batches.size() > 1 && clusterAccess.isPresent()) {
-            renewPipelined(clusterAccess.get(), batches);
+        if (clusterAccess.isPresent()) {
+            renewConcurrently(clusterAccess.get(), batches);
         } else {
             for (List<Hold> batch : batches) {
                 renew(batch);
@@ -213,59 +218,57 @@ final class Watchdog implements AutoCloseable {
     }
 
     /**
-     * Renews every batch in one cluster pipeline: each command goes to its slot's master at once, and the
-     * replies of the masters are read concurrently, so one slow master does not hold up the others. A
-     * pipeline does not follow {@code MOVED} or retry; a failed batch is tried again on the next tick, after
-     * a slot-map refresh.
+     * Renews the batches of a cluster concurrently, one task per master on the bounded {@link #io()} pool:
+     * the batches of one master go out one after another in its task, so a slow or paused master holds up
+     * only the renewals of its own keys. A master whose previous task still runs gets no new one (its holds
+     * wait; they are lost if their lease runs out). Which master serves a slot is learned as the tasks run
+     * (unknown slots form groups of their own); it only decides the grouping, never where a command goes.
      */
-    private void renewPipelined(ClusterAccess access, List<List<Hold>> batches) {
+    private void renewConcurrently(ClusterAccess access, List<List<Hold>> batches) {
         ExecutorService pool = io();
         if (pool == null) {
             return; // closing
         }
-        long sentAt = engine.clock().nanoTime();
-        List<Response<Object>> replies = new ArrayList<>(batches.size());
-        List<JedisException> sendFailures = new ArrayList<>(batches.size());
-        try (ClusterPipeline pipeline = access.pipelined(pool)) {
-            for (List<Hold> batch : batches) {
-                try {
-                    replies.add(pipeline.eval(Script.RENEW.body(), keys(batch), args(batch)));
-                    sendFailures.add(null);
-                } catch (JedisException e) { // no connection to that batch's master
-                    replies.add(null);
-                    sendFailures.add(e);
-                }
-            }
-            pipeline.sync();
-        } catch (JedisException e) {
-            LOG.debug("renewal pipeline failed; retrying on the next tick", e);
+        Map<String, List<List<Hold>>> byMaster = new LinkedHashMap<>();
+        for (List<Hold> batch : batches) {
+            int slot = JedisClusterCRC16.getSlot(batch.get(0).state.key);
+            String master = masterOfSlot.getOrDefault(slot, "slot " + slot);
+            byMaster.computeIfAbsent(master, m -> new ArrayList<>()).add(batch);
         }
-        boolean refresh = false;
-        for (int i = 0; i < batches.size(); i++) {
-            List<Hold> batch = batches.get(i);
-            Response<Object> reply = replies.get(i);
-            if (reply == null) {
-                failed(batch, sendFailures.get(i));
-                refresh = true;
+        for (Map.Entry<String, List<List<Hold>>> group : byMaster.entrySet()) {
+            AtomicBoolean running = inFlight.computeIfAbsent(group.getKey(), m -> new AtomicBoolean());
+            if (!running.compareAndSet(false, true)) {
+                LOG.debug("renewals on {} are still in flight; its holds wait for them", group.getKey());
                 continue;
             }
             try {
-                apply(batch, (List<?>) reply.get(), sentAt);
-            } catch (IllegalStateException e) { // the master's connection failed: its replies never came
-                failed(batch, new JedisException("the renewal pipeline to the lock's master failed", e));
-                refresh = true;
-            } catch (JedisException e) { // e.g. MOVED after a failover
-                failed(batch, e);
-                refresh = true;
+                pool.execute(() -> {
+                    try {
+                        for (List<Hold> batch : group.getValue()) {
+                            renewOnItsMaster(access, batch);
+                        }
+                    } catch (RuntimeException | Error e) { // a listener's Error must not end the pool thread
+                        LOG.warn("watchdog renewal failed", e);
+                    } finally {
+                        running.set(false);
+                    }
+                });
+            } catch (RejectedExecutionException closing) {
+                running.set(false);
             }
         }
-        if (refresh) {
-            try {
-                access.refresh();
-            } catch (JedisException e) {
-                LOG.debug("cannot refresh the cluster slot map", e);
-            }
+    }
+
+    /** Looks up (and remembers) the master of the batch's slot, then renews the batch as usual. */
+    private void renewOnItsMaster(ClusterAccess access, List<Hold> batch) {
+        int slot = JedisClusterCRC16.getSlot(batch.get(0).state.key);
+        try (Connection c = access.connectionFromSlot(slot)) { // may wait on a dead master, in this task only
+            masterOfSlot.put(slot, c.getHostAndPort().toString());
+        } catch (JedisException e) {
+            failed(batch, e); // no connection to the master: a script call would only wait longer
+            return;
         }
+        renew(batch);
     }
 
     private void failed(List<Hold> batch, JedisException e) {
