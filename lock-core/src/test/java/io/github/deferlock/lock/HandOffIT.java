@@ -317,14 +317,21 @@ final class HandOffIT {
                 RedisLocks.builder(redis).defaultLease(Duration.ofSeconds(1)).build()) {
             DistributedLock lock = locks.get("vanished");
             lock.lock();
+            java.util.concurrent.atomic.AtomicLong firstToken =
+                    new java.util.concurrent.atomic.AtomicLong(lock.fencingToken());
             List<String> outcome = new CopyOnWriteArrayList<>();
             CountDownLatch entered = new CountDownLatch(1);
+            java.util.concurrent.atomic.AtomicLong successorToken = new java.util.concurrent.atomic.AtomicLong();
             Thread successor = new Thread(() -> {
                 lock.lock();
+                successorToken.set(lock.fencingToken());
                 entered.countDown();
-                org.awaitility.Awaitility.await()
-                        .atMost(Duration.ofSeconds(5))
-                        .until(() -> !lock.isHeldByCurrentThread());
+                if (successorToken.get() == firstToken.get() + 1) { // adopted the hand-off: must be told
+                    org.awaitility.Awaitility.await()
+                            .pollInSameThread()
+                            .atMost(Duration.ofSeconds(5))
+                            .until(() -> !lock.isHeldByCurrentThread());
+                }
                 try {
                     lock.unlock();
                     outcome.add("unlocked");
@@ -342,7 +349,14 @@ final class HandOffIT {
             lock.unlock(); // handed off: no round trip, so the loss is not seen here
             assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
             successor.join(10_000);
-            assertThat(outcome).containsExactly("lost " + (first + 1)); // the watchdog told the successor
+            if (successorToken.get() == first + 1) {
+                assertThat(outcome).containsExactly("lost " + (first + 1)); // the watchdog told the successor
+            } else {
+                // the watchdog's confirmation of the hand-off found the key gone before the successor took
+                // it: the successor acquired in Redis afresh, past the old block, and holds the lock for real
+                assertThat(successorToken.get()).isGreaterThan(first + 7);
+                assertThat(outcome).containsExactly("unlocked");
+            }
         }
     }
 
@@ -433,6 +447,10 @@ final class HandOffIT {
                     if (result != null) {
                         handedOff = true;
                         long rivalToken = rival.fencingToken();
+                        LoggerFactory.getLogger(HandOffIT.class)
+                                .info(
+                                        "hand-off of a lost key: the next local holder was told after {} µs",
+                                        TimeUnit.NANOSECONDS.toMicros(result[1]));
                         assertThat(result[0]).as("the handed-off token").isLessThan(rivalToken);
                         assertThat(TimeUnit.NANOSECONDS.toMillis(result[1]))
                                 .as("time the next local holder believed it held a lost key (ms)")
