@@ -8,8 +8,10 @@ import java.util.Optional;
  * no-op default, so an implementation overrides only what it needs.
  *
  * <p>Methods are called synchronously on the thread that caused the event (the acquiring or releasing
- * thread; the watchdog thread for {@link #onLost}). They must be quick and threadsafe; an exception they
- * throw is logged and otherwise ignored.
+ * thread; the watchdog thread for {@link #onLost}). They must be quick and threadsafe; an unchecked exception
+ * they throw is logged and otherwise ignored. An {@link Error} from {@link #onAcquired} releases the new hold
+ * and then reaches the caller; one from {@link #onLost} on the watchdog thread is logged and the watchdog
+ * carries on. No listener failure leaves a lock held.
  */
 public interface LockListener {
 

@@ -175,7 +175,12 @@ public final class RedisLocks implements AutoCloseable {
             return this;
         }
 
-        /** Builds the entry object; the builder may be reused. */
+        /**
+         * Builds the entry object; the builder may be reused. Reads the server's eviction settings once
+         * ({@code INFO memory}) and logs a WARN when Redis may evict lock keys ({@code maxmemory} set and a
+         * {@code maxmemory-policy} other than {@code noeviction}); it never fails on what it finds or when
+         * the server cannot answer.
+         */
         public RedisLocks build() {
             LockConfig config = new LockConfig(
                     redis,
@@ -186,7 +191,9 @@ public final class RedisLocks implements AutoCloseable {
                     listener == null ? LockListener.NONE : listener,
                     replicas == null ? 0 : replicas,
                     replicaTimeout == null ? Duration.ZERO : replicaTimeout);
-            return new RedisLocks(new LockEngine(config));
+            LockEngine engine = new LockEngine(config);
+            engine.checkEvictionPolicy();
+            return new RedisLocks(engine);
         }
 
         private static void checkUnset(String setting, Object old) {

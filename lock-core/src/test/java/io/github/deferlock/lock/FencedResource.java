@@ -7,7 +7,7 @@ import redis.clients.jedis.UnifiedJedis;
  * A protected resource that lives in Redis, for fault tests across JVMs: a write is accepted iff its fencing
  * token is larger than the last accepted one, and an occupancy counter detects two holders inside the
  * critical section at once. Keys: {@code res:{name}} (hash: value, token, accepted, rejected, overlaps,
- * inside).
+ * inside, entered, staleAccepted).
  */
 final class FencedResource {
     /** KEYS[1] resource; ARGV[1] token, ARGV[2] value. Returns 1 accepted, 0 rejected (stale token). */
@@ -32,6 +32,27 @@ final class FencedResource {
     /** The WRITE script, then leaves the critical section. */
     private static final String WRITE_EXIT = "redis.call('HINCRBY', KEYS[1], 'inside', -1)\n" + WRITE;
 
+    /**
+     * KEYS[1] resource; ARGV[1] the holder's token. Like ENTER, and records the highest token that ever
+     * entered ('entered').
+     */
+    private static final String ENTER_TOKEN =
+            "if tonumber(ARGV[1]) > tonumber(redis.call('HGET', KEYS[1], 'entered') or '0') then\n"
+                    + "  redis.call('HSET', KEYS[1], 'entered', ARGV[1])\n"
+                    + "end\n"
+                    + ENTER;
+
+    /**
+     * KEYS[1] resource; ARGV[1] token, ARGV[2] value. WRITE_EXIT that also counts 'staleAccepted': a write
+     * accepted although a holder with a higher token had already entered (only an overlap can cause it).
+     */
+    private static final String WRITE_EXIT_COUNTING_STALE =
+            "if tonumber(ARGV[1]) > tonumber(redis.call('HGET', KEYS[1], 'token') or '0')\n"
+                    + "    and tonumber(ARGV[1]) < tonumber(redis.call('HGET', KEYS[1], 'entered') or '0') then\n"
+                    + "  redis.call('HINCRBY', KEYS[1], 'staleAccepted', 1)\n"
+                    + "end\n"
+                    + WRITE_EXIT;
+
     private final UnifiedJedis redis;
     private final String key;
 
@@ -48,6 +69,18 @@ final class FencedResource {
     /** Like {@link #write} and leaves the critical section in the same round trip. */
     boolean writeAndExit(long token, long value) {
         Object r = redis.eval(WRITE_EXIT, List.of(key), List.of(Long.toString(token), Long.toString(value)));
+        return Long.valueOf(1).equals(r);
+    }
+
+    /** Enters with {@code token} (counts overlaps, records the highest token that entered). */
+    void enter(long token) {
+        redis.eval(ENTER_TOKEN, List.of(key), List.of(Long.toString(token)));
+    }
+
+    /** {@link #writeAndExit} that also counts a stale write accepted ('staleAccepted'); pairs with {@link #enter(long)}. */
+    boolean writeAndExitCountingStale(long token, long value) {
+        Object r = redis.eval(
+                WRITE_EXIT_COUNTING_STALE, List.of(key), List.of(Long.toString(token), Long.toString(value)));
         return Long.valueOf(1).equals(r);
     }
 

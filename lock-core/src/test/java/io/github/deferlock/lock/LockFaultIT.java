@@ -225,7 +225,7 @@ final class LockFaultIT {
 
     /** L6a: Redis restarts without persistence while the lock is held: the key is gone, the holder is told. */
     @Test
-    void lock_redisRestartWithoutPersistence_keyGoneHolderTold() {
+    void lock_redisRestartWithoutPersistence_keyGoneHolderToldWithinOneRenewalPeriod() {
         List<Long> lost = new CopyOnWriteArrayList<>();
         try (RedisServer server = RedisServer.start();
                 RedisClient redis = server.newClient();
@@ -244,8 +244,9 @@ final class LockFaultIT {
             server.restart();
             long restartedAt = System.nanoTime();
             await().atMost(Duration.ofSeconds(5)).until(() -> !lost.isEmpty());
-            // told by the next renewal (every 500 ms), not only when the lease runs out
-            assertThat(TimeUnit.NANOSECONDS.toMillis(lost.get(0) - restartedAt)).isLessThan(1500);
+            // told by the next renewal: within one renewal period (lease/3 = 500 ms) plus a scheduling
+            // allowance, not only when the lease (1500 ms) runs out
+            assertThat(TimeUnit.NANOSECONDS.toMillis(lost.get(0) - restartedAt)).isLessThanOrEqualTo(500 + 500);
             assertThat(lock.isHeldByCurrentThread()).isFalse();
             assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class);
         }
@@ -281,6 +282,87 @@ final class LockFaultIT {
             assertThat(lock.isHeldByCurrentThread()).isTrue();
             lock.unlock();
             assertThat(redis.exists("lock:{l6}")).isFalse();
+        }
+    }
+
+    /**
+     * Issue 14, defect 5: with AOF the held key survives a restart; the holder's {@code unlock()} meets the
+     * dead pooled connection, and must still release (one retry on a connection error: the release compares
+     * the token), so another client acquires within 1 s of the {@code unlock()}, not after the 30 s lease.
+     */
+    @Test
+    void unlock_afterRedisRestartWithAof_releasesSoAnotherClientAcquiresWithin1s() {
+        try (RedisServer server = RedisServer.builder()
+                        .appendOnly(true)
+                        .appendFsync("always")
+                        .start();
+                RedisClient redis = server.newClient();
+                RedisLocks locks = RedisLocks.builder(redis).build()) { // default lease: 30 s
+            DistributedLock lock = locks.get("l7");
+            lock.lock();
+            server.kill();
+            server.restart();
+            try (RedisClient fresh = server.newClient();
+                    RedisLocks others = RedisLocks.builder(fresh).build()) {
+                assertThat(fresh.exists("lock:{l7}")).isTrue(); // AOF kept the key
+                long unlockAt = System.nanoTime();
+                RuntimeException unlockFailure = null;
+                try {
+                    lock.unlock();
+                } catch (RuntimeException e) {
+                    unlockFailure = e;
+                }
+                DistributedLock rival = others.get("l7");
+                boolean got = rival.tryLock(Duration.ofSeconds(1));
+                long tookMs = millisSince(unlockAt);
+                assertThat(unlockFailure).as("unlock() after the restart").isNull();
+                assertThat(got)
+                        .as("another client acquires within 1 s of unlock()")
+                        .isTrue();
+                assertThat(tookMs).isLessThanOrEqualTo(1000 + 200);
+                rival.unlock();
+            }
+        }
+    }
+
+    /**
+     * Issue 14, defect 7: a restart without persistence loses the fencing counter; the next token (watchdog
+     * and explicit-lease acquisitions alike) is still above every token handed out before.
+     */
+    @Test
+    void fencingToken_afterRestartWithoutPersistence_exceedsEveryEarlierToken() {
+        try (RedisServer server = RedisServer.start();
+                RedisClient redis = server.newClient();
+                RedisLocks locks = RedisLocks.builder(redis).build()) {
+            DistributedLock lock = locks.get("l8");
+            long highest = 0;
+            for (int i = 0; i < 20; i++) {
+                lock.lock();
+                highest = Math.max(highest, lock.fencingToken());
+                lock.unlock();
+                try (LockLease lease = lock.acquire(Duration.ZERO, Duration.ofSeconds(5))) {
+                    assertThat(lease.fencingToken()).isGreaterThan(highest);
+                    highest = lease.fencingToken();
+                }
+            }
+            server.kill();
+            server.restart();
+            try (RedisClient fresh = server.newClient();
+                    RedisLocks after = RedisLocks.builder(fresh).build()) {
+                assertThat(fresh.exists("lock:{l8}:fence")).isFalse(); // the counter is gone
+                DistributedLock again = after.get("l8");
+                try (LockLease lease = again.acquire(Duration.ZERO, Duration.ofSeconds(5))) {
+                    assertThat(lease.fencingToken())
+                            .as("explicit lease after data loss")
+                            .isGreaterThan(highest);
+                    highest = lease.fencingToken();
+                }
+                again.lock();
+                assertThat(again.fencingToken())
+                        .as("watchdog hold after data loss")
+                        .isGreaterThan(highest);
+                again.unlock();
+            }
         }
     }
 }

@@ -34,8 +34,9 @@ final class VirtualThreadIT {
         }
         for (int k = 0; k < 10; k++) {
             assertThat(redis.exists("lock:{vt-" + k + "}")).isFalse();
-            // 100 holds per key: each Redis acquisition reserves 8 tokens, local hand-offs use the rest
-            assertThat(Long.parseLong(redis.get("lock:{vt-" + k + "}:fence"))).isBetween(100L, 800L);
+            // the counter exists; its value follows the server time (tokens survive data loss), so it no
+            // longer counts acquisitions
+            assertThat(Long.parseLong(redis.get("lock:{vt-" + k + "}:fence"))).isPositive();
         }
     }
 }

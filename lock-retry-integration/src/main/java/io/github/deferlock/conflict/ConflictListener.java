@@ -6,7 +6,9 @@ import java.util.Optional;
 /**
  * Hears what the conflict strategies do, for logs and metrics. Every method has a no-op default, so an
  * implementation overrides only what it needs. Methods are called on the thread that did the work and
- * must be fast and must not throw (an exception thrown here is logged and ignored).
+ * must be fast and must not throw (an unchecked exception thrown here is logged and ignored; an {@link Error}
+ * from {@link #onAcquired} releases the lock before it reaches the caller: no listener failure leaves a lock
+ * held).
  *
  * <p>Implementations must be threadsafe: one listener serves every thread.
  */

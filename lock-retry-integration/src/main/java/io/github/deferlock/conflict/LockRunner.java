@@ -96,7 +96,13 @@ public final class LockRunner {
         while (true) {
             attempts++;
             if (lock.tryLock()) {
-                listener.onAcquired(key, Duration.ofNanos(System.nanoTime() - startNanos));
+                Duration waited = Duration.ofNanos(System.nanoTime() - startNanos);
+                try {
+                    safe(() -> listener.onAcquired(key, waited));
+                } catch (Error e) { // not swallowed, but never with the lock left held
+                    unlockAfterFailure(lock, key, lock.fencingToken(), e, listener);
+                    throw e;
+                }
                 return;
             }
             Optional<Duration> ttl = lock.lastHolderTtl();

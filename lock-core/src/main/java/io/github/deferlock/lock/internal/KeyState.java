@@ -18,6 +18,7 @@ final class KeyState {
     final byte[] key;
     final byte[] fence;
     final byte[] channel;
+    final byte[] lastRelease;
     final String keyString;
 
     /** Fair: released permits go to the longest waiter, so local hand-off is FIFO. */
@@ -49,6 +50,7 @@ final class KeyState {
         this.key = key;
         this.fence = Keys.fenceKey(key);
         this.channel = Keys.channel(key);
+        this.lastRelease = Keys.lastReleaseKey(key);
         this.keyString = new String(key, StandardCharsets.UTF_8);
     }
 

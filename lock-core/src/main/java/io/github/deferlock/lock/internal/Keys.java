@@ -14,7 +14,9 @@ import java.util.Objects;
  *       {@code %25}, {@code %7B}, {@code %7D}; so the hash tag is exactly {@code e}, never empty, and every
  *       name has its own key;
  *   <li>fencing counter: {@code p{e}:fence} (same slot);
- *   <li>release channel: {@code p{e}:released}.
+ *   <li>release channel: {@code p{e}:released};
+ *   <li>release record: {@code p{e}:last-release} (the token of the last release, kept briefly, so a resent
+ *       release recognises its own success).
  * </ul>
  *
  * Stateless.
@@ -48,6 +50,11 @@ final class Keys {
     /** The fencing counter of a lock key. */
     static byte[] fenceKey(byte[] lockKey) {
         return suffix(lockKey, ":fence");
+    }
+
+    /** The release record of a lock key: the last released token, kept briefly (release.lua). */
+    static byte[] lastReleaseKey(byte[] lockKey) {
+        return suffix(lockKey, ":last-release");
     }
 
     /** The release channel of a lock key. */

@@ -52,6 +52,16 @@ public final class LockEngine implements AutoCloseable {
      */
     static final long YIELD_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
 
+    /**
+     * How long release.lua keeps the token of a release (p{e}:last-release), so a release that a client
+     * resends after a lost reply (Jedis's cluster executor, or {@link Retry}) recognises its own success.
+     * Longer than any resend window of a sensibly configured client.
+     */
+    static final long RELEASE_RECORD_MILLIS = 60_000;
+
+    private static final byte[] RELEASE_RECORD_ARG =
+            Long.toString(RELEASE_RECORD_MILLIS).getBytes(StandardCharsets.US_ASCII);
+
     private static final byte[] WILL_WAIT = {'1'};
     private static final byte[] WONT_WAIT = {'0'};
 
@@ -81,8 +91,8 @@ public final class LockEngine implements AutoCloseable {
         this.redis = config.redis();
         this.clock = config.clock();
         this.listener = config.listener();
-        this.watchdog = new Watchdog(this);
         this.cluster = ClusterAccess.of(redis);
+        this.watchdog = new Watchdog(this); // reads cluster
         this.defaultLeaseMillis =
                 Long.toString(config.defaultLease().toMillis()).getBytes(StandardCharsets.US_ASCII);
     }
@@ -97,6 +107,10 @@ public final class LockEngine implements AutoCloseable {
 
     LockClock clock() {
         return clock;
+    }
+
+    Optional<ClusterAccess> cluster() {
+        return cluster;
     }
 
     byte[] defaultLeaseMillis() {
@@ -157,7 +171,7 @@ public final class LockEngine implements AutoCloseable {
             if (!gated) {
                 outcome = new Outcome(null, 0, clock.nanoTime() - start, -1);
             } else {
-                Hold handed = adoptHanded(st, renew, start);
+                Hold handed = adoptHanded(st, renew);
                 outcome = handed != null
                         ? new Outcome(handed, 0, clock.nanoTime() - start, -1)
                         : contend(st, start, waitNanos, forever, leaseMillis, renew);
@@ -165,8 +179,11 @@ public final class LockEngine implements AutoCloseable {
             if (outcome.hold() == null) {
                 lastConflict.set(new LastConflict(name, outcome.holderTtl()));
                 notifyConflict(st, outcome.holderTtlMillis());
-            } else if (lastConflict.get() != null) {
-                lastConflict.remove();
+            } else {
+                if (lastConflict.get() != null) {
+                    lastConflict.remove();
+                }
+                acquired(outcome.hold(), clock.nanoTime() - start);
             }
             return outcome;
         } finally {
@@ -185,14 +202,13 @@ public final class LockEngine implements AutoCloseable {
      * when it is still held and the caller asked for a watchdog hold like it; otherwise it is released in
      * Redis and the caller contends as usual.
      */
-    private Hold adoptHanded(KeyState st, boolean renew, long start) {
+    private Hold adoptHanded(KeyState st, boolean renew) {
         Hold handed = st.takeHanded();
         if (handed == null) {
             return null;
         }
         exit(st); // the handed hold's user count: the caller's own now stands for it
         if (renew && handed.isHeld()) {
-            notifyAcquired(st, handed.fencingToken, clock.nanoTime() - start);
             return handed;
         }
         releaseHandedInRedis(handed);
@@ -218,6 +234,13 @@ public final class LockEngine implements AutoCloseable {
         }
     }
 
+    /** Runs release.lua for {@code token}; returns its reply (0 lost, 1 or 2 deleted, 3 already released). */
+    private long releaseInRedis(KeyState st, byte[] token) {
+        Object reply = Script.RELEASE.run(
+                redis, List.of(st.key, st.lastRelease), List.of(token, st.channel, shardedFlag(), RELEASE_RECORD_ARG));
+        return (Long) reply;
+    }
+
     /** Ends a handed-off hold nobody adopted: out of the watchdog, compare-and-delete in Redis. */
     private void releaseHandedInRedis(Hold handed) {
         if (handed.finish() == Hold.RELEASED) {
@@ -226,7 +249,7 @@ public final class LockEngine implements AutoCloseable {
         watchdog.remove(handed);
         KeyState st = handed.state;
         try {
-            Script.RELEASE.run(redis, List.of(st.key), List.of(handed.token, st.channel, shardedFlag()));
+            Retry.onConnectionError(() -> releaseInRedis(st, handed.token));
         } catch (JedisException e) {
             LOG.debug("cannot release the unadopted hand-off of lock '{}'; it expires with its lease", st.keyString, e);
         }
@@ -255,6 +278,7 @@ public final class LockEngine implements AutoCloseable {
         }
         watchdog.add(next);
         watchdog.remove(hold);
+        watchdog.confirmSoon(next); // the key may be gone since the last confirmation: ask Redis at once
         st.hand(next);
         st.gate.release();
         sweepHanded(st);
@@ -312,7 +336,6 @@ public final class LockEngine implements AutoCloseable {
                     if (renew) {
                         watchdog.add(hold);
                     }
-                    notifyAcquired(st, hold.fencingToken, clock.nanoTime() - start);
                     return new Outcome(hold, attempts, clock.nanoTime() - start, -1);
                 }
                 long ttl = reply[1];
@@ -407,7 +430,7 @@ public final class LockEngine implements AutoCloseable {
         long replicas = synced(acked);
         if (result[0] == 1 && replicas < config.replicas()) {
             try {
-                Script.RELEASE.run(redis, List.of(st.key), List.of(token, st.channel, shardedFlag()));
+                releaseInRedis(st, token);
             } catch (JedisException e) {
                 LOG.debug("cannot release lock '{}' after a failed WAIT", st.keyString, e);
             }
@@ -452,9 +475,11 @@ public final class LockEngine implements AutoCloseable {
         boolean deleted = false;
         LockException failure = null;
         try {
-            Object reply = Script.RELEASE.run(redis, List.of(st.key), List.of(hold.token, st.channel, shardedFlag()));
-            deleted = Long.valueOf(1).equals(reply) || Long.valueOf(2).equals(reply);
-            if (Long.valueOf(2).equals(reply)) {
+            // safe to repeat after a connection error (a dead pooled connection after a restart): the script
+            // compares the token, and a resend recognises its own earlier release (reply 3)
+            long reply = Retry.onConnectionError(() -> releaseInRedis(st, hold.token));
+            deleted = reply != 0;
+            if (reply == 2) {
                 st.yieldNext(); // another process waits for this key: our next local contender lets it go first
             }
         } catch (JedisException e) {
@@ -499,6 +524,23 @@ public final class LockEngine implements AutoCloseable {
                 hold.fencingToken,
                 cause.getMessage());
         notifyLost(hold, cause);
+    }
+
+    /**
+     * Tells the listener about a new hold. An unchecked exception of the listener is logged; an {@link Error}
+     * is rethrown after the hold is released, so no listener failure leaves a lock held.
+     */
+    private void acquired(Hold hold, long waitedNanos) {
+        try {
+            notifyAcquired(hold.state, hold.fencingToken, waitedNanos);
+        } catch (Error e) {
+            try {
+                release(hold);
+            } catch (RuntimeException | Error release) {
+                e.addSuppressed(release);
+            }
+            throw e;
+        }
     }
 
     private void notifyAcquired(KeyState st, long fence, long waitedNanos) {
@@ -594,6 +636,49 @@ public final class LockEngine implements AutoCloseable {
             LOG.debug("cannot tell whether the cluster has sharded pub/sub; publishing plainly for now", e);
             return PLAIN;
         }
+    }
+
+    /**
+     * Reads the server's {@code maxmemory} and {@code maxmemory_policy} once ({@code INFO memory}) and logs
+     * one WARN when Redis may evict lock keys: a memory limit is set and the policy is not {@code
+     * noeviction}. Lock keys carry a TTL, so {@code volatile-*} policies can evict a held lock, and {@code
+     * allkeys-*} ones also the fencing counter (tokens stay increasing: acquire.lua raises a counter to the
+     * server time). Never fails: when INFO is not permitted or Redis is unreachable it logs at DEBUG. On a
+     * cluster the client asks one node.
+     */
+    public void checkEvictionPolicy() {
+        String info;
+        try {
+            info = redis.info("memory");
+        } catch (RuntimeException e) {
+            LOG.debug("cannot read the server's maxmemory-policy for locks: {}", e.toString());
+            return;
+        }
+        String policy = null;
+        long maxmemory = -1;
+        for (String line : info.split("\\r?\\n")) {
+            if (line.startsWith("maxmemory_policy:")) {
+                policy = line.substring("maxmemory_policy:".length()).trim();
+            } else if (line.startsWith("maxmemory:")) {
+                try {
+                    maxmemory =
+                            Long.parseLong(line.substring("maxmemory:".length()).trim());
+                } catch (NumberFormatException e) {
+                    maxmemory = -1;
+                }
+            }
+        }
+        if (policy == null || maxmemory == 0 || policy.equals("noeviction")) {
+            return;
+        }
+        LOG.warn(
+                "locks under prefix '{}': the server's maxmemory-policy is {} with maxmemory {}, so under memory"
+                        + " pressure Redis may evict a held lock's key (lock keys carry a TTL) and let a second holder"
+                        + " in; only the fencing token then protects the resource. Set maxmemory-policy to"
+                        + " noeviction for the locks' server (docs/locks.md)",
+                config.keyPrefix(),
+                policy,
+                maxmemory);
     }
 
     /** Stops the watchdog and the release-notice subscriber. Idempotent. */

@@ -5,13 +5,20 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import redis.clients.jedis.Connection;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.util.JedisClusterCRC16;
@@ -19,18 +26,35 @@ import redis.clients.jedis.util.JedisClusterCRC16;
 /**
  * Renews every watchdog hold of one engine from one daemon thread, every third of the default lease. All due
  * holds go out in one renew script per batch (one batch per slot on a cluster, at most {@link #BATCH} keys),
- * so a tick costs one round trip on a standalone server. A hold whose renewal is refused is lost at once; a
- * hold whose renewals keep failing is lost when its lease runs out by the local clock. Threadsafe.
+ * so a tick costs one round trip on a standalone server. On a cluster each master's batches are renewed by a
+ * task of their own on a pool of at most {@link #IO_THREADS} threads per engine, so a slow or paused master
+ * delays only the renewals of its own keys. A hold whose renewal is refused is lost at once; a hold whose renewals keep
+ * failing is lost when its lease runs out by the local clock. A hold handed off to the next local thread is
+ * confirmed at once ({@link #confirmSoon}), not at the next tick. Threadsafe.
  */
 final class Watchdog implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Watchdog.class);
     static final int BATCH = 256;
 
+    /** Threads that renew the masters' batches concurrently on a cluster; idle ones end after 30 s. */
+    static final int IO_THREADS = 8;
+
     private final LockEngine engine;
     private final Set<Hold> holds = ConcurrentHashMap.newKeySet();
+    private final Set<Hold> urgent = ConcurrentHashMap.newKeySet();
+    private final AtomicBoolean confirmQueued = new AtomicBoolean();
     private final long periodNanos;
     private final boolean cluster;
+    private final Optional<ClusterAccess> clusterAccess;
     private volatile ScheduledExecutorService executor;
+    private ThreadPoolExecutor io; // guarded by this
+
+    /** The master ("host:port") last seen serving each slot that had holds; only for grouping renewals. */
+    private final Map<Integer, String> masterOfSlot = new ConcurrentHashMap<>();
+
+    /** Per master (or unknown slot): whether its renewal task still runs. */
+    private final Map<String, AtomicBoolean> inFlight = new ConcurrentHashMap<>();
+
     private boolean closed; // guarded by this
 
     Watchdog(LockEngine engine) {
@@ -38,6 +62,7 @@ final class Watchdog implements AutoCloseable {
         this.periodNanos = Math.max(
                 LockConfig.MIN_TICK.toNanos(), engine.config().defaultLease().toNanos() / 3);
         this.cluster = isCluster(engine.redis());
+        this.clusterAccess = engine.cluster();
     }
 
     private static boolean isCluster(UnifiedJedis redis) {
@@ -59,6 +84,24 @@ final class Watchdog implements AutoCloseable {
 
     void remove(Hold hold) {
         holds.remove(hold);
+        urgent.remove(hold);
+    }
+
+    /**
+     * Renews {@code hold} soon on the watchdog thread rather than at the next tick: after a local hand-off,
+     * so a key that vanished since the last confirmation (eviction, failover, {@code DEL}) is reported lost
+     * within one round trip. Requests that arrive before the thread gets to them share one script call.
+     */
+    void confirmSoon(Hold hold) {
+        urgent.add(hold);
+        ScheduledExecutorService ex = executor;
+        if (ex != null && confirmQueued.compareAndSet(false, true)) {
+            try {
+                ex.execute(this::confirm);
+            } catch (RejectedExecutionException closing) {
+                confirmQueued.set(false);
+            }
+        }
     }
 
     private synchronized void start() {
@@ -72,6 +115,22 @@ final class Watchdog implements AutoCloseable {
         });
         ex.scheduleAtFixedRate(this::tick, periodNanos, periodNanos, TimeUnit.NANOSECONDS);
         executor = ex;
+    }
+
+    private void confirm() {
+        confirmQueued.set(false);
+        try {
+            List<Hold> due = new ArrayList<>();
+            for (Hold hold : urgent) {
+                urgent.remove(hold);
+                if (hold.isActive()) {
+                    due.add(hold);
+                }
+            }
+            renewAll(batches(due));
+        } catch (RuntimeException | Error e) { // a listener's Error must not end the watchdog thread
+            LOG.warn("watchdog confirmation failed", e);
+        }
     }
 
     void tick() {
@@ -95,10 +154,8 @@ final class Watchdog implements AutoCloseable {
                     due.add(hold);
                 }
             }
-            for (List<Hold> batch : batches(due)) {
-                renew(batch);
-            }
-        } catch (RuntimeException e) {
+            renewAll(batches(due));
+        } catch (RuntimeException | Error e) { // a listener's Error must not end the renewals of every lock
             LOG.warn("watchdog tick failed", e);
         }
     }
@@ -118,23 +175,108 @@ final class Watchdog implements AutoCloseable {
         return out;
     }
 
-    private void renew(List<Hold> batch) {
+    private void renewAll(List<List<Hold>> batches) {
+        if (clusterAccess.isPresent()) {
+            renewConcurrently(clusterAccess.get(), batches);
+        } else {
+            for (List<Hold> batch : batches) {
+                renew(batch);
+            }
+        }
+    }
+
+    private List<byte[]> keys(List<Hold> batch) {
         List<byte[]> keys = new ArrayList<>(batch.size());
+        for (Hold hold : batch) {
+            keys.add(hold.state.key);
+        }
+        return keys;
+    }
+
+    private List<byte[]> args(List<Hold> batch) {
         List<byte[]> args = new ArrayList<>(batch.size() + 1);
         args.add(engine.defaultLeaseMillis());
         for (Hold hold : batch) {
-            keys.add(hold.state.key);
             args.add(hold.token);
         }
+        return args;
+    }
+
+    private void renew(List<Hold> batch) {
+        List<byte[]> keys = keys(batch);
+        List<byte[]> args = args(batch);
         long sentAt = engine.clock().nanoTime();
         List<?> reply;
         try {
-            reply = (List<?>) Script.RENEW.run(engine.redis(), keys, args);
+            // compare-and-PEXPIRE is safe to repeat after a dead pooled connection
+            reply = Retry.onConnectionError(() -> (List<?>) Script.RENEW.run(engine.redis(), keys, args));
         } catch (JedisException e) {
-            LOG.debug("renewal of {} lock(s) failed; retrying on the next tick", batch.size(), e);
-            batch.forEach(h -> h.renewFailed(e));
+            failed(batch, e);
             return;
         }
+        apply(batch, reply, sentAt);
+    }
+
+    /**
+     * Renews the batches of a cluster concurrently, one task per master on the bounded {@link #io()} pool:
+     * the batches of one master go out one after another in its task, so a slow or paused master holds up
+     * only the renewals of its own keys. A master whose previous task still runs gets no new one (its holds
+     * wait; they are lost if their lease runs out). Which master serves a slot is learned as the tasks run
+     * (unknown slots form groups of their own); it only decides the grouping, never where a command goes.
+     */
+    private void renewConcurrently(ClusterAccess access, List<List<Hold>> batches) {
+        ExecutorService pool = io();
+        if (pool == null) {
+            return; // closing
+        }
+        Map<String, List<List<Hold>>> byMaster = new LinkedHashMap<>();
+        for (List<Hold> batch : batches) {
+            int slot = JedisClusterCRC16.getSlot(batch.get(0).state.key);
+            String master = masterOfSlot.getOrDefault(slot, "slot " + slot);
+            byMaster.computeIfAbsent(master, m -> new ArrayList<>()).add(batch);
+        }
+        for (Map.Entry<String, List<List<Hold>>> group : byMaster.entrySet()) {
+            AtomicBoolean running = inFlight.computeIfAbsent(group.getKey(), m -> new AtomicBoolean());
+            if (!running.compareAndSet(false, true)) {
+                LOG.debug("renewals on {} are still in flight; its holds wait for them", group.getKey());
+                continue;
+            }
+            try {
+                pool.execute(() -> {
+                    try {
+                        for (List<Hold> batch : group.getValue()) {
+                            renewOnItsMaster(access, batch);
+                        }
+                    } catch (RuntimeException | Error e) { // a listener's Error must not end the pool thread
+                        LOG.warn("watchdog renewal failed", e);
+                    } finally {
+                        running.set(false);
+                    }
+                });
+            } catch (RejectedExecutionException closing) {
+                running.set(false);
+            }
+        }
+    }
+
+    /** Looks up (and remembers) the master of the batch's slot, then renews the batch as usual. */
+    private void renewOnItsMaster(ClusterAccess access, List<Hold> batch) {
+        int slot = JedisClusterCRC16.getSlot(batch.get(0).state.key);
+        try (Connection c = access.connectionFromSlot(slot)) { // may wait on a dead master, in this task only
+            masterOfSlot.put(slot, c.getHostAndPort().toString());
+        } catch (JedisException e) {
+            failed(batch, e); // no connection to the master: a script call would only wait longer
+            return;
+        }
+        renew(batch);
+    }
+
+    private void failed(List<Hold> batch, JedisException e) {
+        LOG.debug("renewal of {} lock(s) failed; retrying on the next tick", batch.size(), e);
+        batch.forEach(h -> h.renewFailed(e));
+    }
+
+    private void apply(List<Hold> batch, List<?> reply, long sentAt) {
         for (int i = 0; i < batch.size(); i++) {
             Hold hold = batch.get(i);
             if (Long.valueOf(1).equals(reply.get(i))) {
@@ -148,15 +290,36 @@ final class Watchdog implements AutoCloseable {
         }
     }
 
+    private synchronized ExecutorService io() {
+        if (closed) {
+            return null;
+        }
+        if (io == null) {
+            io = new ThreadPoolExecutor(
+                    IO_THREADS, IO_THREADS, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+                        Thread t = new Thread(r, "deferlock-watchdog-io");
+                        t.setDaemon(true);
+                        return t;
+                    });
+            io.allowCoreThreadTimeOut(true);
+        }
+        return io;
+    }
+
     @Override
     public void close() {
         ScheduledExecutorService ex;
+        ExecutorService pool;
         synchronized (this) {
             closed = true;
             ex = executor;
+            pool = io;
         }
         if (ex != null) {
             ex.shutdownNow();
+        }
+        if (pool != null) {
+            pool.shutdownNow();
         }
     }
 }
