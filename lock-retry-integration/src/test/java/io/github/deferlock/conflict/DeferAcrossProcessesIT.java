@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.deferlock.delay.Backoff;
 import io.github.deferlock.delay.JobState;
+import io.github.deferlock.lock.LockLease;
 import io.github.deferlock.lock.RedisLocks;
 import io.github.deferlock.testing.FaultProxy;
 import io.github.deferlock.testing.JvmProcess;
@@ -128,15 +129,15 @@ final class DeferAcrossProcessesIT {
                 JvmProcess consumer = JvmProcess.start(
                         ConsumerMain.class, Integer.toString(server.port()), Integer.toString(proxy.port()))) {
             consumer.awaitLine("READY", Duration.ofSeconds(60));
-            // taken after the consumer JVM is up, so its start-up time cannot outlast the lease
-            Thread t = new Thread(() -> holder.get("order:9").tryLock(Duration.ZERO, Duration.ofSeconds(2)));
-            t.start();
-            t.join();
+            // taken after the consumer JVM is up, with a lease far longer than a busy machine needs to get the
+            // message to the consumer, and released explicitly once the consumer is dead
+            LockLease hold = holder.get("order:9").acquire(Duration.ZERO, Duration.ofSeconds(60));
             proxy.blackhole();
             redis.rpush("source", "m9,9");
             consumer.awaitLine("CONFLICT", Duration.ofSeconds(30));
             consumer.kill();
             proxy.heal();
+            hold.close();
 
             assertThat(deferrals.queue().size(JobState.DUE))
                     .as("no deferral was stored")
