@@ -272,6 +272,14 @@ public final class RabbitConsumer<M> implements AutoCloseable {
             inFlight.incrementAndGet();
             try {
                 run(getChannel(), envelope, props, body);
+            } catch (IOException | RuntimeException e) {
+                // the channel or the broker failed while acking or publishing: the message was not acked, so
+                // the broker delivers it again; throwing here would make the client close the channel
+                LOG.warn(
+                        "queue '{}': delivery {} stays unacknowledged: {}",
+                        queue,
+                        envelope.getDeliveryTag(),
+                        e.toString());
             } finally {
                 if (inFlight.decrementAndGet() == 0) {
                     synchronized (idle) {
