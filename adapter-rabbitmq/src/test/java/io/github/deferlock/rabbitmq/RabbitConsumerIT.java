@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.GetResponse;
 import io.github.deferlock.conflict.ConflictAwareHandler;
 import io.github.deferlock.conflict.OnConflict;
@@ -73,6 +74,27 @@ final class RabbitConsumerIT {
             await().atMost(Duration.ofSeconds(60)).until(() -> c.isRunning() && f.handledIds() == 300);
             await().atMost(Duration.ofSeconds(10)).until(() -> depth(ch, q) == 0);
             assertThat(f.duplicates()).isEmpty();
+        }
+    }
+
+    @Test
+    void readmeSnippet_runs(RedisServer server) throws Exception {
+        try (Fixture f = new Fixture(server.hostAndPort(), Duration.ZERO).withDeferralWorker()) {
+            ConflictAwareHandler<Order> orders = f.handler;
+            ConnectionFactory factory = Fixture.amqp(broker.port());
+            // README:start
+            try (RabbitConsumer<Order> consumer = RabbitConsumer.builder(factory, "order-events", Order.class, orders)
+                            .concurrency(8) // channels and handler threads; virtualThreads(true) on Java 21+
+                            .prefetch(20) // basic.qos per channel
+                            .maxDeliveries(5) // a failing message then goes to the queue "order-events.dead"
+                            .build()
+                            .start(); // declares both queues (durable); basic.ack once processed or deferred
+                    Connection connection = factory.newConnection();
+                    Channel channel = connection.createChannel()) {
+                new RabbitProducer(channel, "order-events").publish(new Order("e1", "42")); // JSON, persistent
+                // README:end
+                await().atMost(Duration.ofSeconds(30)).until(() -> consumer.isRunning() && f.handledIds() == 1);
+            }
         }
     }
 
@@ -191,9 +213,10 @@ final class RabbitConsumerIT {
                     .listener(f.recorder)
                     .build()
                     .start()) {
-                RabbitProducer producer = new RabbitProducer(ch, q);
+                // transient messages (delivery mode 1): the Derby store would make this a test of its disk writes
                 for (int i = 0; i < messages; i++) {
-                    producer.publish(new Order("m" + i, "k" + (i % 500)));
+                    String json = "{\"id\":\"m" + i + "\",\"key\":\"k" + (i % 500) + "\"}";
+                    ch.basicPublish("", q, null, json.getBytes(StandardCharsets.UTF_8));
                 }
                 int hot = messages / 500 * hotKeys.size();
                 await().atMost(Duration.ofSeconds(120))
