@@ -56,6 +56,8 @@ final class QpidBroker implements AutoCloseable {
                 + dir.resolve("node.json") + "\",\"defaultVirtualHostNode\":\"true\","
                 + "\"virtualHostInitialConfiguration\":\"" + vhost + "\"}]}";
         try {
+            // Derby writes derby.log into the working directory unless told otherwise
+            System.setProperty("derby.stream.error.file", dir.resolve("derby.log").toString());
             Path cfg = dir.resolve("config.json");
             Files.writeString(cfg, json);
             Map<String, Object> attrs = new HashMap<>();
