@@ -57,7 +57,8 @@ final class QpidBroker implements AutoCloseable {
                 + "\"virtualHostInitialConfiguration\":\"" + vhost + "\"}]}";
         try {
             // Derby writes derby.log into the working directory unless told otherwise
-            System.setProperty("derby.stream.error.file", dir.resolve("derby.log").toString());
+            System.setProperty(
+                    "derby.stream.error.file", dir.resolve("derby.log").toString());
             Path cfg = dir.resolve("config.json");
             Files.writeString(cfg, json);
             Map<String, Object> attrs = new HashMap<>();
