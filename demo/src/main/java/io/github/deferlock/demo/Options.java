@@ -16,6 +16,7 @@ record Options(
         int handleMillis,
         int rate,
         List<OnConflict> strategies,
+        String source,
         boolean help) {
 
     static final String USAGE = """
@@ -34,6 +35,8 @@ record Options(
               --handle-ms N        milliseconds of work per event under the lock (default 2)
               --rate N             events produced per second (default 800)
               --strategies LIST    comma-separated THROW,SLEEP_RETRY,DEFER (default all three)
+              --source NAME        where events come from: queue (an in-process queue, default) or
+                                   streams (a Redis stream read by a StreamConsumer group)
               -h, --help           print this help
 
             THROW puts a conflicting event back at the end of the source (a user retry);
@@ -52,6 +55,7 @@ record Options(
         int handleMs = 2;
         int rate = 800;
         List<OnConflict> strategies = List.of(OnConflict.THROW, OnConflict.SLEEP_RETRY, OnConflict.DEFER);
+        String source = "queue";
         boolean help = false;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
@@ -66,6 +70,7 @@ record Options(
                 case "--handle-ms" -> handleMs = intValue(args, ++i, a, 0, 10_000);
                 case "--rate" -> rate = intValue(args, ++i, a, 1, 1_000_000);
                 case "--strategies" -> strategies = strategies(value(args, ++i, a));
+                case "--source" -> source = source(value(args, ++i, a));
                 default -> throw new IllegalArgumentException("unknown option '" + a + "'");
             }
         }
@@ -78,7 +83,7 @@ record Options(
         if (redis != null && !redis.startsWith("redis://") && !redis.startsWith("rediss://")) {
             throw new IllegalArgumentException("--redis must be a redis:// or rediss:// URI, not '" + redis + "'");
         }
-        return new Options(redis, events, orders, hot, hotShare, workers, handleMs, rate, strategies, help);
+        return new Options(redis, events, orders, hot, hotShare, workers, handleMs, rate, strategies, source, help);
     }
 
     private static String value(String[] args, int i, String option) {
@@ -114,6 +119,13 @@ record Options(
             throw new IllegalArgumentException(option + " must be between 0 and 1, not " + v);
         }
         return d;
+    }
+
+    private static String source(String name) {
+        if (!name.equals("queue") && !name.equals("streams")) {
+            throw new IllegalArgumentException("--source takes queue or streams, not '" + name + "'");
+        }
+        return name;
     }
 
     private static List<OnConflict> strategies(String list) {

@@ -10,6 +10,8 @@ import io.github.deferlock.delay.Backoff;
 import io.github.deferlock.delay.JobState;
 import io.github.deferlock.lock.LockConflictException;
 import io.github.deferlock.lock.RedisLocks;
+import io.github.deferlock.streams.StreamConsumer;
+import io.github.deferlock.streams.StreamProducer;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,6 +22,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 import redis.clients.jedis.UnifiedJedis;
 
 /** One run of the order-event workload under one conflict strategy. */
@@ -104,13 +107,31 @@ final class Workload {
             }
 
             List<Thread> workers = new ArrayList<>();
-            for (int w = 0; w < options.workers(); w++) {
-                Thread t = new Thread(() -> consume(source, handler), "demo-worker-" + w);
-                t.setDaemon(true);
-                t.start();
-                workers.add(t);
+            StreamConsumer<OrderEvent> streamConsumer = null;
+            Consumer<OrderEvent> sink;
+            if (options.source().equals("streams")) {
+                // the source is a Redis stream: THROW and an exhausted SLEEP_RETRY leave the entry pending, and
+                // the group hands it out again after claimIdle (the broker's redelivery)
+                StreamProducer streamProducer =
+                        StreamProducer.builder(redis, prefix + "source").build();
+                sink = streamProducer::add;
+                streamConsumer = StreamConsumer.builder(redis, prefix + "source", "demo", OrderEvent.class, handler)
+                        .concurrency(options.workers())
+                        .claimIdle(Duration.ofMillis(500))
+                        .claimInterval(Duration.ofMillis(100))
+                        .maxDeliveries(10_000)
+                        .build()
+                        .start();
+            } else {
+                sink = source::add;
+                for (int w = 0; w < options.workers(); w++) {
+                    Thread t = new Thread(() -> consume(source, handler), "demo-worker-" + w);
+                    t.setDaemon(true);
+                    t.start();
+                    workers.add(t);
+                }
             }
-            Thread producer = new Thread(() -> produce(source), "demo-producer");
+            Thread producer = new Thread(() -> produce(sink), "demo-producer");
             producer.setDaemon(true);
             producer.start();
 
@@ -129,6 +150,9 @@ final class Workload {
             workers.forEach(Thread::interrupt);
             for (Thread t : workers) {
                 t.join(5000);
+            }
+            if (streamConsumer != null) {
+                streamConsumer.close(Duration.ofSeconds(5));
             }
             long elapsed = System.nanoTime() - started;
             long seen = redis.scard(prefix + "seen");
@@ -161,7 +185,7 @@ final class Workload {
         }
     }
 
-    private void produce(LinkedBlockingQueue<OrderEvent> source) {
+    private void produce(Consumer<OrderEvent> source) {
         SplittableRandom random = new SplittableRandom(42);
         long interval = TimeUnit.SECONDS.toNanos(1) / options.rate();
         long next = System.nanoTime();
@@ -173,7 +197,7 @@ final class Workload {
             } else {
                 order = options.hotOrders() + random.nextInt(cold);
             }
-            source.add(new OrderEvent("e" + i, order, System.nanoTime()));
+            source.accept(new OrderEvent("e" + i, order, System.nanoTime()));
             next += interval;
             long wait = next - System.nanoTime();
             if (wait > 0) {

@@ -1,0 +1,547 @@
+package io.github.deferlock.rabbitmq;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.DefaultConsumer;
+import com.rabbitmq.client.Envelope;
+import io.github.deferlock.conflict.ConflictAwareHandler;
+import io.github.deferlock.conflict.Outcome;
+import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A RabbitMQ (AMQP 0-9-1) consumer that hands every message of a queue to a {@link ConflictAwareHandler} and
+ * acknowledges it manually ({@code basic.ack}) only once {@code handle} returned: the message was processed,
+ * skipped as a duplicate, or — with {@code OnConflict.DEFER} — its deferral is stored in Redis. A consumer that
+ * dies before the ack leaves the message unacknowledged, and the broker delivers it again.
+ *
+ * <pre>{@code
+ * RabbitConsumer<OrderEvent> consumer = RabbitConsumer.builder(factory, "order-events", OrderEvent.class, orders)
+ *         .concurrency(8)   // channels, each with its own consumer
+ *         .prefetch(20)     // basic.qos per channel
+ *         .build()
+ *         .start();
+ * }</pre>
+ *
+ * <p><b>Threads and prefetch.</b> {@link #start()} opens its own connection from the factory, with a pool of
+ * {@code concurrency} handler threads (platform or virtual) as the connection's consumer executor, and one
+ * channel per thread, each with {@code basic.qos(prefetch)} and one consumer. The client runs the deliveries of
+ * one channel one after the other on that pool, so {@code concurrency} messages run at once and at most
+ * {@code concurrency × prefetch} are unacknowledged at the client.
+ *
+ * <p><b>Encoding.</b> The body is the message as JSON ({@link RabbitProducer} writes that). A body that does not
+ * decode is a poison message: it is published to the dead-letter queue with the reason and acknowledged.
+ *
+ * <p><b>Retries.</b> When {@code handle} throws, the message is published again to the tail of its queue with the
+ * header {@value #ATTEMPT_HEADER} raised by one, then the original is acknowledged (the channel runs in
+ * publisher-confirm mode: the ack is sent only once the broker confirmed the copy). A failure on attempt {@code
+ * maxDeliveries} publishes it to the dead-letter queue (default {@code <queue>.dead}, headers {@value
+ * #REASON_HEADER} and {@value #ATTEMPT_HEADER}) instead. This works on every AMQP 0-9-1 broker, which {@code
+ * basic.nack} with requeue does not: only quorum queues count redeliveries ({@code x-delivery-count}); that
+ * header, when present, also counts. A crash between the confirmed copy and the ack leaves two copies; the
+ * message id dedups them.
+ *
+ * <p><b>Broker restarts.</b> The connection uses the client's automatic recovery (the factory's setting must be
+ * on, the default): connection, channels, {@code basic.qos} and consumers come back without rebuilding this
+ * object. Messages unacknowledged at the time are delivered again.
+ *
+ * <p>Exactly-once handling across redeliveries needs a {@code messageId} function on the handler.
+ *
+ * <p>Threadsafe; the builder is not.
+ *
+ * @param <M> the message type
+ */
+public final class RabbitConsumer<M> implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RabbitConsumer.class);
+
+    /** The header that counts attempts of a message this consumer published again after a failure. */
+    public static final String ATTEMPT_HEADER = "x-deferlock-attempt";
+    /** The header of a dead-lettered message that says why. */
+    public static final String REASON_HEADER = "x-deferlock-reason";
+
+    private static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(30);
+    private static final AtomicInteger SERIAL = new AtomicInteger();
+
+    private final ConnectionFactory factory;
+    private final String queue;
+    private final ConflictAwareHandler<M> handler;
+    private final ObjectReader reader;
+    private final int concurrency;
+    private final int prefetch;
+    private final boolean virtualThreads;
+    private final int maxDeliveries;
+    private final String deadLetterQueue;
+    private final boolean declare;
+    private final RabbitListener listener;
+    private final String name;
+    private final AtomicBoolean started = new AtomicBoolean();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final Object idle = new Object();
+    private final List<Channel> channels = new ArrayList<>();
+    private final Map<Channel, String> tags = new HashMap<>();
+    private volatile boolean running;
+    private ExecutorService executor;
+    private Connection connection;
+
+    private RabbitConsumer(Builder<M> b) {
+        this.factory = b.factory;
+        this.queue = b.queue;
+        this.handler = b.handler;
+        ObjectMapper mapper = b.mapper == null ? new ObjectMapper() : b.mapper;
+        this.reader = b.typeRef != null ? mapper.readerFor(b.typeRef) : mapper.readerFor(b.type);
+        this.concurrency = b.concurrency == 0 ? 4 : b.concurrency;
+        this.prefetch = b.prefetch == 0 ? 10 : b.prefetch;
+        this.virtualThreads = Boolean.TRUE.equals(b.virtual);
+        this.maxDeliveries = b.maxDeliveries == 0 ? 5 : b.maxDeliveries;
+        this.deadLetterQueue = b.deadLetterQueue == null ? queue + ".dead" : b.deadLetterQueue;
+        this.declare = b.declare == null || b.declare;
+        this.listener = b.listener == null ? new RabbitListener() {} : b.listener;
+        this.name = "deferlock-rabbit-" + queue + "-" + SERIAL.incrementAndGet();
+    }
+
+    /**
+     * Returns a builder for a consumer of {@code queue} through connections from {@code factory} that decodes
+     * bodies as {@code type} and hands them to {@code handler}.
+     */
+    public static <M> Builder<M> builder(
+            ConnectionFactory factory, String queue, Class<M> type, ConflictAwareHandler<M> handler) {
+        Objects.requireNonNull(type, "type cannot be null");
+        return new Builder<>(factory, queue, type, null, handler);
+    }
+
+    /** Like {@link #builder(ConnectionFactory, String, Class, ConflictAwareHandler)} for a generic type. */
+    public static <M> Builder<M> builder(
+            ConnectionFactory factory, String queue, TypeReference<M> type, ConflictAwareHandler<M> handler) {
+        Objects.requireNonNull(type, "type cannot be null");
+        return new Builder<>(factory, queue, null, type, handler);
+    }
+
+    /** The dead-letter queue's name. */
+    public String deadLetterQueue() {
+        return deadLetterQueue;
+    }
+
+    /** True between {@link #start()} and {@link #close()}. */
+    public boolean isRunning() {
+        return running;
+    }
+
+    /**
+     * Connects, declares the queue and the dead-letter queue (durable, unless {@code declareQueues(false)}), and
+     * starts {@code concurrency} consumers.
+     *
+     * @return this consumer
+     * @throws IllegalStateException when already started or closed
+     * @throws java.io.UncheckedIOException when the broker cannot be reached
+     */
+    public synchronized RabbitConsumer<M> start() {
+        if (closed.get() || !started.compareAndSet(false, true)) {
+            throw new IllegalStateException("consumer of queue '" + queue + "' was already started");
+        }
+        if (!factory.isAutomaticRecoveryEnabled()) {
+            LOG.warn(
+                    "queue '{}': the ConnectionFactory has automatic recovery off; the consumer will not survive a"
+                            + " broker restart",
+                    queue);
+        }
+        executor = virtualThreads ? virtualThreadExecutor() : platformExecutor(name, concurrency);
+        running = true;
+        try {
+            connection = factory.newConnection(executor, name);
+            for (int i = 0; i < concurrency; i++) {
+                Channel ch = connection.createChannel();
+                if (i == 0 && declare) {
+                    ch.queueDeclare(queue, true, false, false, null);
+                    ch.queueDeclare(deadLetterQueue, true, false, false, null);
+                }
+                ch.basicQos(prefetch);
+                ch.confirmSelect();
+                String tag = ch.basicConsume(queue, false, new Delivery(ch));
+                channels.add(ch);
+                tags.put(ch, tag);
+            }
+        } catch (IOException | TimeoutException e) {
+            running = false;
+            closeQuietly();
+            throw new java.io.UncheckedIOException(
+                    "cannot start the consumer of queue '" + queue + "'",
+                    e instanceof IOException io ? io : new IOException(e));
+        }
+        return this;
+    }
+
+    /** Closes with a 30 s timeout; see {@link #close(Duration)}. */
+    @Override
+    public void close() {
+        close(DEFAULT_CLOSE_TIMEOUT);
+    }
+
+    /**
+     * Cancels the consumers (no new deliveries start; prefetched ones not yet started are left unacknowledged),
+     * waits up to {@code timeout} for running handlers to finish and be acknowledged, then closes the connection:
+     * every message not acknowledged goes back to the queue. Idempotent.
+     *
+     * @return true when every running handler finished within the timeout
+     */
+    public boolean close(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout cannot be null");
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("timeout cannot be negative, got " + timeout);
+        }
+        if (!closed.compareAndSet(false, true)) {
+            return true;
+        }
+        running = false;
+        synchronized (this) {
+            for (Map.Entry<Channel, String> e : tags.entrySet()) {
+                try {
+                    e.getKey().basicCancel(e.getValue());
+                } catch (IOException | RuntimeException ex) {
+                    LOG.debug("queue '{}': cancel failed: {}", queue, ex.toString());
+                }
+            }
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        boolean finished = true;
+        synchronized (idle) {
+            while (inFlight.get() > 0) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    finished = false;
+                    break;
+                }
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(idle, left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    finished = false;
+                    break;
+                }
+            }
+        }
+        closeQuietly();
+        return finished;
+    }
+
+    private synchronized void closeQuietly() {
+        if (connection != null) {
+            try {
+                connection.close(5_000);
+            } catch (IOException | RuntimeException e) {
+                LOG.debug("queue '{}': closing the connection: {}", queue, e.toString());
+            }
+        }
+        if (executor != null) {
+            executor.shutdownNow();
+        }
+    }
+
+    private final class Delivery extends DefaultConsumer {
+        Delivery(Channel channel) {
+            super(channel);
+        }
+
+        @Override
+        public void handleDelivery(String consumerTag, Envelope envelope, AMQP.BasicProperties props, byte[] body)
+                throws IOException {
+            if (!running) {
+                return; // closing: left unacknowledged, the broker gives it to another consumer
+            }
+            inFlight.incrementAndGet();
+            try {
+                run(getChannel(), envelope, props, body);
+            } catch (IOException | RuntimeException e) {
+                // the channel or the broker failed while acking or publishing: the message was not acked, so
+                // the broker delivers it again; throwing here would make the client close the channel
+                LOG.warn(
+                        "queue '{}': delivery {} stays unacknowledged: {}",
+                        queue,
+                        envelope.getDeliveryTag(),
+                        e.toString());
+            } finally {
+                if (inFlight.decrementAndGet() == 0) {
+                    synchronized (idle) {
+                        idle.notifyAll();
+                    }
+                }
+            }
+        }
+    }
+
+    private void run(Channel ch, Envelope envelope, AMQP.BasicProperties props, byte[] body) throws IOException {
+        long tag = envelope.getDeliveryTag();
+        String id = props.getMessageId() != null ? props.getMessageId() : Long.toString(tag);
+        int attempt = attemptOf(props);
+        M message;
+        try {
+            message = reader.readValue(body);
+        } catch (IOException | RuntimeException e) {
+            deadLetter(ch, tag, id, props, body, attempt, "cannot decode the body: " + e.getMessage());
+            return;
+        }
+        if (message == null) {
+            deadLetter(ch, tag, id, props, body, attempt, "the body is JSON null");
+            return;
+        }
+        long t0 = System.nanoTime();
+        Outcome outcome;
+        try {
+            outcome = handler.handle(message);
+        } catch (RuntimeException e) {
+            safe(() -> listener.onFailed(id, attempt, e));
+            if (attempt >= maxDeliveries) {
+                deadLetter(
+                        ch,
+                        tag,
+                        id,
+                        props,
+                        body,
+                        attempt,
+                        "failed on attempt " + attempt + " of " + maxDeliveries + ": " + e);
+            } else {
+                republish(ch, queue, props, body, attempt + 1, null);
+                ch.basicAck(tag, false);
+            }
+            return;
+        }
+        Duration took = Duration.ofNanos(System.nanoTime() - t0);
+        safe(() -> listener.onHandled(id, outcome, took));
+        ch.basicAck(tag, false);
+        safe(() -> listener.onAcked(id));
+    }
+
+    private int attemptOf(AMQP.BasicProperties props) {
+        Map<String, Object> h = props.getHeaders();
+        int attempt = 1;
+        if (h != null) {
+            if (h.get(ATTEMPT_HEADER) instanceof Number n) {
+                attempt = Math.max(attempt, n.intValue());
+            }
+            if (h.get("x-delivery-count") instanceof Number n) { // quorum queues: earlier deliveries
+                attempt = Math.max(attempt, n.intValue() + 1);
+            }
+        }
+        return attempt;
+    }
+
+    private void deadLetter(
+            Channel ch, long tag, String id, AMQP.BasicProperties props, byte[] body, int attempt, String reason)
+            throws IOException {
+        republish(ch, deadLetterQueue, props, body, attempt, reason);
+        ch.basicAck(tag, false);
+        LOG.warn("queue '{}': message {} dead-lettered to '{}': {}", queue, id, deadLetterQueue, reason);
+        safe(() -> listener.onDeadLettered(id, reason));
+    }
+
+    /** Publishes a copy to {@code target} through the default exchange and waits for the broker's confirm. */
+    private void republish(
+            Channel ch, String target, AMQP.BasicProperties props, byte[] body, int attempt, String reason)
+            throws IOException {
+        Map<String, Object> headers = props.getHeaders() == null ? new HashMap<>() : new HashMap<>(props.getHeaders());
+        headers.put(ATTEMPT_HEADER, attempt);
+        if (reason != null) {
+            headers.put(REASON_HEADER, reason);
+        }
+        AMQP.BasicProperties copy =
+                props.builder().headers(headers).deliveryMode(2).build();
+        ch.basicPublish("", target, copy, body);
+        try {
+            ch.waitForConfirmsOrDie(30_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted waiting for the broker to confirm a copy to '" + target + "'", e);
+        } catch (TimeoutException e) {
+            throw new IOException("the broker did not confirm a copy to '" + target + "' within 30 s", e);
+        }
+    }
+
+    private static void safe(Runnable r) {
+        try {
+            r.run();
+        } catch (RuntimeException e) {
+            LOG.warn("a RabbitListener threw; ignored", e);
+        }
+    }
+
+    private static ExecutorService platformExecutor(String base, int threads) {
+        AtomicInteger n = new AtomicInteger();
+        return Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, base + "-handler-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    private static ExecutorService virtualThreadExecutor() {
+        try {
+            return (ExecutorService) MethodHandles.publicLookup()
+                    .findStatic(
+                            Executors.class,
+                            "newVirtualThreadPerTaskExecutor",
+                            MethodType.methodType(ExecutorService.class))
+                    .invoke();
+        } catch (NoSuchMethodException | IllegalAccessException e) {
+            throw new UnsupportedOperationException("virtual threads need Java 21 or newer", e);
+        } catch (Throwable t) {
+            throw new IllegalStateException("cannot create a virtual-thread executor", t);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RabbitConsumer[" + queue + ", concurrency=" + concurrency + ", prefetch=" + prefetch + "]";
+    }
+
+    /**
+     * Builds a {@link RabbitConsumer}. Each setting may be set once; a second call is an {@link
+     * IllegalStateException}. Not threadsafe.
+     *
+     * @param <M> the message type
+     */
+    public static final class Builder<M> {
+        private final ConnectionFactory factory;
+        private final String queue;
+        private final Class<M> type;
+        private final TypeReference<M> typeRef;
+        private final ConflictAwareHandler<M> handler;
+        private ObjectMapper mapper;
+        private int concurrency;
+        private int prefetch;
+        private Boolean virtual;
+        private int maxDeliveries;
+        private String deadLetterQueue;
+        private Boolean declare;
+        private RabbitListener listener;
+
+        private Builder(
+                ConnectionFactory factory,
+                String queue,
+                Class<M> type,
+                TypeReference<M> typeRef,
+                ConflictAwareHandler<M> handler) {
+            this.factory = Objects.requireNonNull(factory, "factory cannot be null");
+            this.queue = nonEmpty(queue, "queue");
+            this.type = type;
+            this.typeRef = typeRef;
+            this.handler = Objects.requireNonNull(handler, "handler cannot be null");
+        }
+
+        private static String nonEmpty(String s, String what) {
+            Objects.requireNonNull(s, what + " cannot be null");
+            if (s.isEmpty()) {
+                throw new IllegalArgumentException(what + " cannot be empty");
+            }
+            return s;
+        }
+
+        private static void once(Object old, String what) {
+            if (old != null) {
+                throw new IllegalStateException(what + " was already set to " + old);
+            }
+        }
+
+        private static void once(long old, String what) {
+            if (old != 0) {
+                throw new IllegalStateException(what + " was already set to " + old);
+            }
+        }
+
+        /** The ObjectMapper that reads bodies (default a plain {@code new ObjectMapper()}). */
+        public Builder<M> objectMapper(ObjectMapper m) {
+            Objects.requireNonNull(m, "objectMapper cannot be null");
+            once(mapper, "objectMapper");
+            mapper = m;
+            return this;
+        }
+
+        /** How many channels, consumers and handler threads (default 4, at most 1,000). */
+        public Builder<M> concurrency(int n) {
+            if (n < 1 || n > 1_000) {
+                throw new IllegalArgumentException("concurrency must be within [1, 1000], not " + n);
+            }
+            once(concurrency, "concurrency");
+            concurrency = n;
+            return this;
+        }
+
+        /** {@code basic.qos} prefetch per channel (default 10, at most 65,535). */
+        public Builder<M> prefetch(int n) {
+            if (n < 1 || n > 65_535) {
+                throw new IllegalArgumentException("prefetch must be within [1, 65535], not " + n);
+            }
+            once(prefetch, "prefetch");
+            prefetch = n;
+            return this;
+        }
+
+        /** Run handlers on virtual threads (Java 21+). Default false: platform daemon threads. */
+        public Builder<M> virtualThreads(boolean on) {
+            once(virtual, "virtualThreads");
+            virtual = on;
+            return this;
+        }
+
+        /** On which attempt a failing message goes to the dead-letter queue (default 5). */
+        public Builder<M> maxDeliveries(int n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("maxDeliveries must be at least 1, not " + n);
+            }
+            once(maxDeliveries, "maxDeliveries");
+            maxDeliveries = n;
+            return this;
+        }
+
+        /** The dead-letter queue (default {@code <queue>.dead}). */
+        public Builder<M> deadLetterQueue(String name) {
+            nonEmpty(name, "deadLetterQueue");
+            once(deadLetterQueue, "deadLetterQueue");
+            deadLetterQueue = name;
+            return this;
+        }
+
+        /**
+         * Whether {@link #start()} declares the queue and the dead-letter queue (durable, no arguments). Default
+         * true; turn it off when the queues are declared elsewhere with other arguments (e.g. quorum queues).
+         */
+        public Builder<M> declareQueues(boolean on) {
+            once(declare, "declareQueues");
+            declare = on;
+            return this;
+        }
+
+        /** Hears handled, acked, failed and dead-lettered messages. */
+        public Builder<M> listener(RabbitListener l) {
+            Objects.requireNonNull(l, "listener cannot be null");
+            once(listener, "listener");
+            listener = l;
+            return this;
+        }
+
+        /** Builds the consumer (not started). */
+        public RabbitConsumer<M> build() {
+            return new RabbitConsumer<>(this);
+        }
+    }
+}

@@ -1,0 +1,8 @@
+/** Conflict-aware RabbitMQ (AMQP 0-9-1) consumers. Only {@code io.github.deferlock.rabbitmq} is API. */
+module io.github.deferlock.rabbitmq {
+    requires transitive io.github.deferlock.conflict;
+    requires transitive com.rabbitmq.client;
+    requires org.slf4j;
+
+    exports io.github.deferlock.rabbitmq;
+}

@@ -1,0 +1,742 @@
+package io.github.deferlock.streams;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
+import io.github.deferlock.conflict.ConflictAwareHandler;
+import io.github.deferlock.conflict.Outcome;
+import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import redis.clients.jedis.StreamEntryID;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.params.XAddParams;
+import redis.clients.jedis.params.XAutoClaimParams;
+import redis.clients.jedis.params.XPendingParams;
+import redis.clients.jedis.params.XReadGroupParams;
+import redis.clients.jedis.resps.StreamEntry;
+import redis.clients.jedis.resps.StreamPendingEntry;
+
+/**
+ * A Redis Streams consumer-group member that hands every entry to a {@link ConflictAwareHandler} and
+ * acknowledges it ({@code XACK}) only once {@code handle} returned: the message was processed, skipped as a
+ * duplicate, or — with {@code OnConflict.DEFER} — its deferral is stored in Redis. A hot key therefore never
+ * blocks a consumer thread, and a process that dies at any point leaves the entry pending, so it is delivered
+ * again.
+ *
+ * <pre>{@code
+ * StreamConsumer<OrderEvent> consumer = StreamConsumer.builder(redis, "order-events", "billing",
+ *                 OrderEvent.class, orders)          // orders: a ConflictAwareHandler<OrderEvent>
+ *         .concurrency(8)
+ *         .build()
+ *         .start();
+ * // ... on shutdown:
+ * consumer.close();   // stop reading, finish running entries, ack them; the rest is redelivered
+ * }</pre>
+ *
+ * <p><b>How it reads.</b> One reader thread fills N handler threads (platform or virtual): it asks for as many
+ * entries as there are free threads (at most {@code batchSize}) with {@code XREADGROUP … COUNT n BLOCK b}, so no
+ * entry waits in a local buffer. At start it first reads this consumer's own pending entries (left by an earlier
+ * run under the same {@link Builder#consumerName(String) name}). Every {@code claimInterval} it takes over
+ * entries pending longer than {@code claimIdle} in any consumer of the group with {@code XAUTOCLAIM}: those of
+ * dead consumers, and those whose handler failed (the retry). {@code claimIdle} must therefore exceed the
+ * longest handler run, or an entry still running is handed out a second time (the lock and the done marker
+ * then make the second copy wait or return {@code DUPLICATE}).
+ *
+ * <p><b>Encoding.</b> An entry holds the message as JSON in the field {@value #PAYLOAD_FIELD} ({@link
+ * StreamProducer} writes that shape). An entry without it, or whose JSON does not decode to the message type,
+ * is a poison entry: it goes to the dead-letter stream with the reason and is acknowledged; the consumer goes
+ * on.
+ *
+ * <p><b>Failures.</b> When {@code handle} throws (the handler failed, the lock was lost, Redis was down, or a
+ * THROW/SLEEP_RETRY conflict) the entry stays pending and is reclaimed after {@code claimIdle}; its delivery
+ * count (from {@code XPENDING}) grows with every delivery. A failure on the {@code maxDeliveries}-th delivery,
+ * or a reclaim beyond it (consumers died while holding it), moves it to the dead-letter stream (default {@code
+ * <stream>:dead}; fields {@value #PAYLOAD_FIELD}, {@value #ENTRY_FIELD}, {@value #REASON_FIELD}, {@value
+ * #DELIVERIES_FIELD}) and acknowledges it. The copy to the dead-letter stream and the ack are two commands: a
+ * crash between them can dead-letter an entry twice, never lose it.
+ *
+ * <p><b>Redis restarts.</b> Every Redis call of the reader is retried with a backoff (100 ms doubling to 2 s),
+ * so a consumer rides out a restart or failover without being rebuilt; a group that vanished (a restart without
+ * persistence) is created again from the start of the stream.
+ *
+ * <p>Exactly-once handling across redeliveries needs a {@code messageId} function on the handler: the done
+ * marker it writes under the lock turns a redelivered copy into {@code DUPLICATE}. Without one a redelivered
+ * entry can run twice.
+ *
+ * <p>Threadsafe; the builder is not.
+ *
+ * @param <M> the message type
+ */
+public final class StreamConsumer<M> implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(StreamConsumer.class);
+
+    /** The entry field that holds the message as JSON. */
+    public static final String PAYLOAD_FIELD = "payload";
+    /** Dead-letter field: the id of the entry in its source stream. */
+    public static final String ENTRY_FIELD = "entry";
+    /** Dead-letter field: why the entry was dead-lettered. */
+    public static final String REASON_FIELD = "reason";
+    /** Dead-letter field: how many times the entry was delivered. */
+    public static final String DELIVERIES_FIELD = "deliveries";
+
+    private static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(30);
+    private static final long MIN_BACKOFF_MILLIS = 100;
+    private static final long MAX_BACKOFF_MILLIS = 2_000;
+    private static final int ACK_TRIES = 5;
+    private static final AtomicInteger SERIAL = new AtomicInteger();
+    private static final StreamEntryID START = new StreamEntryID(0, 0);
+
+    private final UnifiedJedis redis;
+    private final String stream;
+    private final String group;
+    private final String consumer;
+    private final ConflictAwareHandler<M> handler;
+    private final ObjectReader reader;
+    private final int concurrency;
+    private final int batchSize;
+    private final int blockMillis;
+    private final long claimIdleMillis;
+    private final long claimIntervalNanos;
+    private final int maxDeliveries;
+    private final String deadLetterStream;
+    private final StreamListener listener;
+    private final ExecutorService executor;
+    private final Thread reader0;
+    private final Semaphore free;
+    private final AtomicBoolean started = new AtomicBoolean();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private volatile boolean running;
+
+    private StreamConsumer(Builder<M> b) {
+        this.redis = b.redis;
+        this.stream = b.stream;
+        this.group = b.group;
+        this.handler = b.handler;
+        ObjectMapper mapper = b.mapper == null ? new ObjectMapper() : b.mapper;
+        this.reader = b.typeRef != null ? mapper.readerFor(b.typeRef) : mapper.readerFor(b.type);
+        this.consumer = b.consumerName != null
+                ? b.consumerName
+                : "consumer-" + ProcessHandle.current().pid() + "-"
+                        + Integer.toHexString(ThreadLocalRandom.current().nextInt(0x10000));
+        this.concurrency = b.concurrency == 0 ? 4 : b.concurrency;
+        this.batchSize = b.batchSize == 0 ? Math.min(100, Math.max(10, concurrency)) : b.batchSize;
+        this.blockMillis = b.block == null ? 500 : (int) b.block.toMillis();
+        this.claimIdleMillis = b.claimIdle == null ? 60_000 : b.claimIdle.toMillis();
+        this.claimIntervalNanos = b.claimInterval == null
+                ? TimeUnit.MILLISECONDS.toNanos(claimIdleMillis / 2)
+                : b.claimInterval.toNanos();
+        this.maxDeliveries = b.maxDeliveries == 0 ? 5 : b.maxDeliveries;
+        this.deadLetterStream = b.deadLetterStream == null ? stream + ":dead" : b.deadLetterStream;
+        this.listener = b.listener == null ? new StreamListener() {} : b.listener;
+        this.free = new Semaphore(concurrency);
+        String base = "deferlock-stream-" + stream + "-" + SERIAL.incrementAndGet();
+        this.executor = b.virtualThreads ? virtualThreadExecutor() : platformExecutor(base, concurrency);
+        this.reader0 = new Thread(this::readLoop, base + "-reader");
+        this.reader0.setDaemon(true);
+    }
+
+    /**
+     * Returns a builder for a consumer of {@code stream} in consumer group {@code group} that decodes entries as
+     * {@code type} and hands them to {@code handler}.
+     */
+    public static <M> Builder<M> builder(
+            UnifiedJedis redis, String stream, String group, Class<M> type, ConflictAwareHandler<M> handler) {
+        Objects.requireNonNull(type, "type cannot be null");
+        return new Builder<>(redis, stream, group, type, null, handler);
+    }
+
+    /** Like {@link #builder(UnifiedJedis, String, String, Class, ConflictAwareHandler)} for a generic type. */
+    public static <M> Builder<M> builder(
+            UnifiedJedis redis, String stream, String group, TypeReference<M> type, ConflictAwareHandler<M> handler) {
+        Objects.requireNonNull(type, "type cannot be null");
+        return new Builder<>(redis, stream, group, null, type, handler);
+    }
+
+    /** This consumer's name in the group. */
+    public String consumerName() {
+        return consumer;
+    }
+
+    /** The dead-letter stream's key. */
+    public String deadLetterStream() {
+        return deadLetterStream;
+    }
+
+    /** True between {@link #start()} and {@link #close()}. */
+    public boolean isRunning() {
+        return running;
+    }
+
+    /**
+     * Creates the group when it does not exist ({@code XGROUP CREATE <stream> <group> 0 MKSTREAM}: a new group
+     * reads the stream from its start) and starts reading. When Redis is unreachable at start the reader keeps
+     * trying.
+     *
+     * @return this consumer
+     * @throws IllegalStateException when already started or closed
+     */
+    public StreamConsumer<M> start() {
+        if (closed.get() || !started.compareAndSet(false, true)) {
+            throw new IllegalStateException(
+                    "consumer '" + consumer + "' of stream '" + stream + "' was already " + "started");
+        }
+        running = true;
+        try {
+            ensureGroup();
+        } catch (RuntimeException e) {
+            LOG.warn("stream '{}': cannot create group '{}' yet, the reader retries: {}", stream, group, e.toString());
+        }
+        reader0.start();
+        return this;
+    }
+
+    /** Closes with a 30 s timeout; see {@link #close(Duration)}. */
+    @Override
+    public void close() {
+        close(DEFAULT_CLOSE_TIMEOUT);
+    }
+
+    /**
+     * Stops reading (the read in progress ends within the block timeout; entries it returns are still run),
+     * waits up to {@code timeout} for running handlers to finish and be acknowledged, then interrupts those
+     * still running. Entries not acknowledged stay pending in the group and are delivered again: at the next
+     * start under the same consumer name, or to another consumer after {@code claimIdle}. Idempotent.
+     *
+     * @return true when every handler finished within the timeout
+     */
+    public boolean close(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout cannot be null");
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("timeout cannot be negative, got " + timeout);
+        }
+        if (!closed.compareAndSet(false, true)) {
+            return executor.isTerminated();
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        running = false;
+        boolean interrupted = false;
+        try {
+            if (started.get()) {
+                reader0.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+            }
+            executor.shutdown();
+            long left = deadline - System.nanoTime();
+            if (left > 0 && executor.awaitTermination(left, TimeUnit.NANOSECONDS)) {
+                return true;
+            }
+            executor.shutdownNow();
+            executor.awaitTermination(5, TimeUnit.SECONDS);
+            return false;
+        } catch (InterruptedException e) {
+            interrupted = true;
+            executor.shutdownNow();
+            return false;
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void ensureGroup() {
+        try {
+            redis.xgroupCreate(stream, group, START, true);
+            LOG.debug("stream '{}': created group '{}'", stream, group);
+        } catch (JedisDataException e) {
+            if (e.getMessage() == null || !e.getMessage().startsWith("BUSYGROUP")) {
+                throw e;
+            }
+        }
+    }
+
+    /** One delivery: the entry and how many times it was delivered (1 for a first read). */
+    private record Delivery(StreamEntry entry, long deliveries) {}
+
+    private void readLoop() {
+        boolean ownPending = true;
+        StreamEntryID ownCursor = START;
+        StreamEntryID claimCursor = START;
+        long nextClaim = System.nanoTime();
+        long backoff = 0;
+        while (running) {
+            int permits = takePermits();
+            if (permits == 0) {
+                continue;
+            }
+            int started = 0;
+            try {
+                List<Delivery> got;
+                if (System.nanoTime() - nextClaim >= 0) {
+                    Map.Entry<StreamEntryID, List<StreamEntry>> r = redis.xautoclaim(
+                            stream,
+                            group,
+                            consumer,
+                            claimIdleMillis,
+                            claimCursor,
+                            XAutoClaimParams.xAutoClaimParams().count(permits));
+                    claimCursor = r.getKey();
+                    got = withDeliveryCounts(r.getValue());
+                    if (!got.isEmpty()) {
+                        int n = got.size();
+                        safe(() -> listener.onReclaimed(n));
+                    }
+                    if (START.equals(claimCursor) || got.isEmpty()) {
+                        claimCursor = START;
+                        nextClaim = System.nanoTime() + claimIntervalNanos;
+                    }
+                } else if (ownPending) {
+                    got = read(permits, ownCursor, false);
+                    if (got.isEmpty()) {
+                        ownPending = false;
+                    } else {
+                        ownCursor = got.get(got.size() - 1).entry().getID();
+                    }
+                } else {
+                    got = read(permits, StreamEntryID.XREADGROUP_UNDELIVERED_ENTRY, true);
+                }
+                for (Delivery d : got) {
+                    executor.execute(() -> run(d));
+                    started++;
+                }
+                backoff = 0;
+            } catch (JedisDataException e) {
+                if (e.getMessage() != null && e.getMessage().startsWith("NOGROUP")) {
+                    LOG.warn("stream '{}': group '{}' is gone, creating it again", stream, group);
+                    backoff = pause(backoff, e, () -> ensureGroup());
+                } else {
+                    backoff = pause(backoff, e, null);
+                }
+            } catch (RuntimeException e) {
+                backoff = pause(backoff, e, null);
+            } finally {
+                free.release(permits - started);
+            }
+        }
+    }
+
+    /** Waits for at least one free handler thread and takes up to batchSize of them; 0 when stopping. */
+    private int takePermits() {
+        try {
+            if (!free.tryAcquire(100, TimeUnit.MILLISECONDS)) {
+                return 0;
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            running = false;
+            return 0;
+        }
+        int n = 1;
+        while (n < batchSize && free.tryAcquire()) {
+            n++;
+        }
+        return n;
+    }
+
+    private List<Delivery> read(int count, StreamEntryID from, boolean block) {
+        XReadGroupParams params = XReadGroupParams.xReadGroupParams().count(count);
+        if (block) {
+            params.block(blockMillis);
+        }
+        List<Map.Entry<String, List<StreamEntry>>> r = redis.xreadGroup(group, consumer, params, Map.of(stream, from));
+        List<Delivery> out = new ArrayList<>();
+        if (r == null) {
+            return out;
+        }
+        for (Map.Entry<String, List<StreamEntry>> s : r) {
+            for (StreamEntry e : s.getValue()) {
+                // own pending history can list entries deleted from the stream (null fields): ack them away
+                out.add(new Delivery(e, block ? 1 : deliveriesOf(e.getID())));
+            }
+        }
+        return out;
+    }
+
+    private List<Delivery> withDeliveryCounts(List<StreamEntry> entries) {
+        List<Delivery> out = new ArrayList<>(entries.size());
+        for (StreamEntry e : entries) {
+            out.add(new Delivery(e, deliveriesOf(e.getID())));
+        }
+        return out;
+    }
+
+    private long deliveriesOf(StreamEntryID id) {
+        List<StreamPendingEntry> p = redis.xpending(stream, group, XPendingParams.xPendingParams(id, id, 1));
+        return p.isEmpty() ? 1 : p.get(0).getDeliveredTimes();
+    }
+
+    private long pause(long backoff, RuntimeException e, Runnable then) {
+        long next = backoff == 0 ? MIN_BACKOFF_MILLIS : Math.min(MAX_BACKOFF_MILLIS, backoff * 2);
+        if (backoff == 0) {
+            LOG.warn("stream '{}' group '{}': {}; retrying", stream, group, e.toString());
+        } else {
+            LOG.debug("stream '{}' group '{}': {}; retrying in {} ms", stream, group, e.toString(), next);
+        }
+        sleep(next);
+        if (then != null && running) {
+            try {
+                then.run();
+            } catch (RuntimeException again) {
+                LOG.debug("stream '{}': {}", stream, again.toString());
+            }
+        }
+        return next;
+    }
+
+    private void sleep(long millis) {
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        // wake every 50 ms to notice close()
+        while (running && System.nanoTime() - until < 0) {
+            try {
+                Thread.sleep(Math.min(50, Math.max(1, TimeUnit.NANOSECONDS.toMillis(until - System.nanoTime()))));
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    private void run(Delivery d) {
+        StreamEntry entry = d.entry();
+        String id = entry.getID().toString();
+        try {
+            Map<String, String> fields = entry.getFields();
+            String payload = fields == null ? null : fields.get(PAYLOAD_FIELD);
+            if (fields == null) {
+                // deleted from the stream (trimmed) while pending: nothing to run
+                ack(entry.getID());
+                return;
+            }
+            if (payload == null) {
+                deadLetter(d, null, "the entry has no '" + PAYLOAD_FIELD + "' field; fields: " + fields.keySet());
+                return;
+            }
+            M message;
+            try {
+                message = reader.readValue(payload);
+            } catch (IOException | RuntimeException e) {
+                deadLetter(d, payload, "cannot decode the payload: " + e.getMessage());
+                return;
+            }
+            if (message == null) {
+                deadLetter(d, payload, "the payload is JSON null");
+                return;
+            }
+            if (d.deliveries() > maxDeliveries) {
+                deadLetter(
+                        d,
+                        payload,
+                        "delivered " + d.deliveries() + " times (maxDeliveries " + maxDeliveries
+                                + ") without an ack: its consumers failed or died");
+                return;
+            }
+            long t0 = System.nanoTime();
+            Outcome outcome;
+            try {
+                outcome = handler.handle(message);
+            } catch (RuntimeException e) {
+                safe(() -> listener.onFailed(id, d.deliveries(), e));
+                if (d.deliveries() >= maxDeliveries) {
+                    deadLetter(d, payload, "failed on delivery " + d.deliveries() + " of " + maxDeliveries + ": " + e);
+                } else {
+                    LOG.debug(
+                            "stream '{}': entry {} failed (delivery {}), left pending: {}",
+                            stream,
+                            id,
+                            d.deliveries(),
+                            e.toString());
+                }
+                return;
+            }
+            Duration took = Duration.ofNanos(System.nanoTime() - t0);
+            safe(() -> listener.onHandled(id, outcome, took));
+            ack(entry.getID());
+        } catch (RuntimeException e) {
+            // Redis failed while acknowledging or dead-lettering: the entry stays pending and comes back
+            LOG.warn("stream '{}': entry {} stays pending: {}", stream, id, e.toString());
+        } finally {
+            free.release();
+        }
+    }
+
+    private void deadLetter(Delivery d, String payload, String reason) {
+        StreamEntry entry = d.entry();
+        Map<String, String> fields = new LinkedHashMap<>();
+        if (payload != null) {
+            fields.put(PAYLOAD_FIELD, payload);
+        }
+        fields.put(ENTRY_FIELD, entry.getID().toString());
+        fields.put(REASON_FIELD, reason);
+        fields.put(DELIVERIES_FIELD, Long.toString(d.deliveries()));
+        redis.xadd(deadLetterStream, XAddParams.xAddParams(), fields);
+        LOG.warn("stream '{}': entry {} dead-lettered to '{}': {}", stream, entry.getID(), deadLetterStream, reason);
+        ack(entry.getID());
+        String id = entry.getID().toString();
+        safe(() -> listener.onDeadLettered(id, reason));
+    }
+
+    private void ack(StreamEntryID id) {
+        long backoff = 50;
+        for (int i = 1; ; i++) {
+            try {
+                redis.xack(stream, group, id);
+                String s = id.toString();
+                safe(() -> listener.onAcked(s));
+                return;
+            } catch (RuntimeException e) {
+                if (i >= ACK_TRIES) {
+                    throw e;
+                }
+                LOG.debug("stream '{}': XACK {} failed ({}), retrying", stream, id, e.toString());
+                try {
+                    Thread.sleep(backoff);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+                backoff = Math.min(1_000, backoff * 2);
+            }
+        }
+    }
+
+    private static void safe(Runnable r) {
+        try {
+            r.run();
+        } catch (RuntimeException e) {
+            LOG.warn("a StreamListener threw; ignored", e);
+        }
+    }
+
+    private static ExecutorService platformExecutor(String base, int threads) {
+        AtomicInteger n = new AtomicInteger();
+        return Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, base + "-handler-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    private static ExecutorService virtualThreadExecutor() {
+        try {
+            return (ExecutorService) MethodHandles.publicLookup()
+                    .findStatic(
+                            Executors.class,
+                            "newVirtualThreadPerTaskExecutor",
+                            MethodType.methodType(ExecutorService.class))
+                    .invoke();
+        } catch (NoSuchMethodException | IllegalAccessException e) {
+            throw new UnsupportedOperationException("virtual threads need Java 21 or newer", e);
+        } catch (Throwable t) {
+            throw new IllegalStateException("cannot create a virtual-thread executor", t);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "StreamConsumer[" + stream + ", group=" + group + ", consumer=" + consumer + ", concurrency="
+                + concurrency + "]";
+    }
+
+    /**
+     * Builds a {@link StreamConsumer}. Each setting may be set once; a second call is an {@link
+     * IllegalStateException}. Not threadsafe.
+     *
+     * @param <M> the message type
+     */
+    public static final class Builder<M> {
+        private final UnifiedJedis redis;
+        private final String stream;
+        private final String group;
+        private final Class<M> type;
+        private final TypeReference<M> typeRef;
+        private final ConflictAwareHandler<M> handler;
+        private ObjectMapper mapper;
+        private String consumerName;
+        private int concurrency;
+        private Boolean virtual;
+        private boolean virtualThreads;
+        private int batchSize;
+        private Duration block;
+        private Duration claimIdle;
+        private Duration claimInterval;
+        private int maxDeliveries;
+        private String deadLetterStream;
+        private StreamListener listener;
+
+        private Builder(
+                UnifiedJedis redis,
+                String stream,
+                String group,
+                Class<M> type,
+                TypeReference<M> typeRef,
+                ConflictAwareHandler<M> handler) {
+            this.redis = Objects.requireNonNull(redis, "redis cannot be null");
+            this.stream = nonEmpty(stream, "stream");
+            this.group = nonEmpty(group, "group");
+            this.type = type;
+            this.typeRef = typeRef;
+            this.handler = Objects.requireNonNull(handler, "handler cannot be null");
+        }
+
+        private static String nonEmpty(String s, String what) {
+            Objects.requireNonNull(s, what + " cannot be null");
+            if (s.isEmpty()) {
+                throw new IllegalArgumentException(what + " cannot be empty");
+            }
+            return s;
+        }
+
+        private static void once(Object old, String what) {
+            if (old != null) {
+                throw new IllegalStateException(what + " was already set to " + old);
+            }
+        }
+
+        private static void once(long old, String what) {
+            if (old != 0) {
+                throw new IllegalStateException(what + " was already set to " + old);
+            }
+        }
+
+        private static Duration positive(Duration d, String what) {
+            Objects.requireNonNull(d, what + " cannot be null");
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(what + " must be positive, not " + d);
+            }
+            return d;
+        }
+
+        /**
+         * The ObjectMapper that reads payloads (default a plain {@code new ObjectMapper()}); use the one the
+         * producer and the {@code Deferrals} use.
+         */
+        public Builder<M> objectMapper(ObjectMapper m) {
+            Objects.requireNonNull(m, "objectMapper cannot be null");
+            once(mapper, "objectMapper");
+            mapper = m;
+            return this;
+        }
+
+        /**
+         * This consumer's name in the group (default {@code consumer-<pid>-<random>}). A name that stays the same
+         * across restarts lets a restarted process take back its own pending entries at once, instead of after
+         * {@code claimIdle}. Two live consumers must not share a name.
+         */
+        public Builder<M> consumerName(String name) {
+            nonEmpty(name, "consumerName");
+            once(consumerName, "consumerName");
+            consumerName = name;
+            return this;
+        }
+
+        /** How many handler threads (default 4, at most 10,000). */
+        public Builder<M> concurrency(int n) {
+            if (n < 1 || n > 10_000) {
+                throw new IllegalArgumentException("concurrency must be within [1, 10000], not " + n);
+            }
+            once(concurrency, "concurrency");
+            concurrency = n;
+            return this;
+        }
+
+        /** Run handlers on virtual threads (Java 21+). Default false: platform daemon threads. */
+        public Builder<M> virtualThreads(boolean on) {
+            once(virtual, "virtualThreads");
+            virtual = on;
+            virtualThreads = on;
+            return this;
+        }
+
+        /** The most entries one read takes (default: the concurrency, at least 10 and at most 100). */
+        public Builder<M> batchSize(int n) {
+            if (n < 1 || n > 10_000) {
+                throw new IllegalArgumentException("batchSize must be within [1, 10000], not " + n);
+            }
+            once(batchSize, "batchSize");
+            batchSize = n;
+            return this;
+        }
+
+        /**
+         * How long one {@code XREADGROUP} blocks waiting for new entries (default 500 ms). Keep it below the
+         * client's socket timeout (Jedis default 2 s); it also bounds how long {@link #close()} waits for the
+         * reader.
+         */
+        public Builder<M> block(Duration d) {
+            positive(d, "block");
+            once(block, "block");
+            if (d.toMillis() > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("block must be at most " + Integer.MAX_VALUE + " ms, not " + d);
+            }
+            block = d;
+            return this;
+        }
+
+        /**
+         * How long an entry stays pending before any consumer may reclaim it (default 60 s): the time before a
+         * dead consumer's entries or a failed entry are delivered again. It must exceed the longest handler run.
+         */
+        public Builder<M> claimIdle(Duration d) {
+            positive(d, "claimIdle");
+            once(claimIdle, "claimIdle");
+            claimIdle = d;
+            return this;
+        }
+
+        /** How often the reader looks for idle pending entries (default: half of {@code claimIdle}). */
+        public Builder<M> claimInterval(Duration d) {
+            positive(d, "claimInterval");
+            once(claimInterval, "claimInterval");
+            claimInterval = d;
+            return this;
+        }
+
+        /** On which delivery a failing entry goes to the dead-letter stream (default 5). */
+        public Builder<M> maxDeliveries(int n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("maxDeliveries must be at least 1, not " + n);
+            }
+            once(maxDeliveries, "maxDeliveries");
+            maxDeliveries = n;
+            return this;
+        }
+
+        /** The dead-letter stream's key (default {@code <stream>:dead}). */
+        public Builder<M> deadLetterStream(String key) {
+            nonEmpty(key, "deadLetterStream");
+            once(deadLetterStream, "deadLetterStream");
+            deadLetterStream = key;
+            return this;
+        }
+
+        /** Hears handled, acked, failed, dead-lettered and reclaimed entries. */
+        public Builder<M> listener(StreamListener l) {
+            Objects.requireNonNull(l, "listener cannot be null");
+            once(listener, "listener");
+            listener = l;
+            return this;
+        }
+
+        /** Builds the consumer (not started). */
+        public StreamConsumer<M> build() {
+            return new StreamConsumer<>(this);
+        }
+    }
+}
