@@ -1,0 +1,138 @@
+package io.github.deferlock.benchmarks;
+
+import io.github.deferlock.delay.DelayQueue;
+import io.github.deferlock.delay.DelayQueueWorker;
+import io.github.deferlock.testing.JvmProcess;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import redis.clients.jedis.RedisClient;
+
+/** {@code queue.fault.*} (SIGKILL of a worker JVM) and {@code queue.slowHandler.runs}; deferlock only. */
+final class FaultRuns {
+
+    private final Redis redis;
+    private final Settings settings;
+    private final Results results;
+
+    FaultRuns(Redis redis, Settings settings, Results results) {
+        this.redis = redis;
+        this.settings = settings;
+        this.results = results;
+    }
+
+    /** Jobs in flight in a child JVM; SIGKILL; a fresh worker here must get every one of them. */
+    void sigkill() {
+        String lat = "queue.fault.redeliveryMs";
+        String lost = "queue.fault.lost";
+        int n = settings.faultJobs();
+        Duration vis = settings.visibility();
+        Rounds.run("queue.fault", settings.rounds(), List.of(Sides.DEFERLOCK), (side, round) -> {
+            redis.flushAll();
+            String name = "q-fault-" + round;
+            try (RedisClient client = redis.jedis()) {
+                DelayQueue<String> q = DelayQueue.builder(client, name, String.class).visibilityTimeout(vis).build();
+                List<String> jobs = new ArrayList<>();
+                for (int i = 0; i < n; i++) {
+                    jobs.add(QueueSide.payload(i, 0));
+                }
+                q.enqueueAll(jobs, Duration.ZERO);
+                Set<String> inFlight = ConcurrentHashMap.newKeySet();
+                long killedAt;
+                try (JvmProcess child = JvmProcess.start(
+                        FaultWorker.class,
+                        List.of("-Xmx256m", "-D" + Bench.LOG_LEVEL + "=warn"),
+                        redis.uri(),
+                        name,
+                        String.valueOf(vis.toMillis()))) {
+                    int want = Math.min(n, 8);
+                    long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+                    while (System.nanoTime() < deadline) {
+                        inFlight.clear();
+                        child.output().stream().filter(l -> l.startsWith("GOT ")).forEach(l -> inFlight.add(l.substring(4)));
+                        if (inFlight.size() >= want) {
+                            break;
+                        }
+                        Thread.sleep(20);
+                    }
+                    if (inFlight.size() < want) {
+                        throw new IllegalStateException("the worker JVM handled " + inFlight.size() + " jobs: " + child.output());
+                    }
+                    child.kill();
+                    killedAt = System.nanoTime();
+                }
+                Map<String, Long> redelivered = new ConcurrentHashMap<>();
+                AtomicInteger runs = new AtomicInteger();
+                DelayQueueWorker<String> w = DelayQueueWorker.builder(q, job -> {
+                            runs.incrementAndGet();
+                            String p = job.payload();
+                            redelivered.putIfAbsent(p.substring(0, p.indexOf(':')), System.nanoTime() - killedAt);
+                        })
+                        .concurrency(8)
+                        .build()
+                        .start();
+                long deadline = System.nanoTime() + vis.multipliedBy(3).plusSeconds(10).toNanos();
+                while (redelivered.size() < n && System.nanoTime() < deadline) {
+                    Thread.sleep(10);
+                }
+                w.close(Duration.ofSeconds(5));
+                long[] lats = inFlight.stream().filter(redelivered::containsKey).mapToLong(redelivered::get).sorted().toArray();
+                double p99 = lats.length == 0 ? Double.NaN : lats[Math.max(0, (int) Math.ceil(0.99 * lats.length) - 1)] / 1e6;
+                int missing = n - redelivered.size();
+                results.add(lat, side, p99);
+                results.add(lost, side, missing);
+                Progress.line("%-36s %-22s %d in flight at the kill, redelivered p99 %s ms after it, %d lost", "queue.fault",
+                        side + " r" + round, inFlight.size(), Report.number(p99), missing);
+            }
+        });
+        results.note(lat, "method", n + " due jobs; a worker JVM (concurrency 8, visibility timeout " + vis.toMillis()
+                + " ms) takes them, its handler blocks; once 8 handlers run it is SIGKILLed and a fresh worker in the"
+                + " harness starts; the figure is the p99 over the jobs that were in a handler of the killed JVM of kill"
+                + " → handler start in the fresh worker (bounded below by the visibility timeout)");
+    }
+
+    /** One job whose handler takes 10 × the visibility timeout, two workers: how often does it run? */
+    void slowHandler() {
+        String id = "queue.slowHandler.runs";
+        Duration vis = settings.visibility();
+        Duration handler = vis.multipliedBy(10);
+        Rounds.run(id, settings.rounds(), List.of(Sides.DEFERLOCK), (side, round) -> {
+            redis.flushAll();
+            try (RedisClient client = redis.jedis()) {
+                DelayQueue<String> q =
+                        DelayQueue.builder(client, "q-slow-" + round, String.class).visibilityTimeout(vis).build();
+                AtomicInteger runs = new AtomicInteger();
+                AtomicBoolean stop = new AtomicBoolean();
+                List<DelayQueueWorker<String>> workers = new ArrayList<>();
+                for (int i = 0; i < 2; i++) {
+                    workers.add(DelayQueueWorker.builder(q, job -> {
+                                runs.incrementAndGet();
+                                long end = System.nanoTime() + handler.toNanos();
+                                while (!stop.get() && System.nanoTime() < end) {
+                                    Thread.sleep(10);
+                                }
+                            })
+                            .concurrency(1)
+                            .build()
+                            .start());
+                }
+                q.enqueue(QueueSide.payload(0, 0), Duration.ZERO);
+                Thread.sleep(handler.plus(vis.multipliedBy(2)).plusMillis(500).toMillis());
+                stop.set(true);
+                for (DelayQueueWorker<String> w : workers) {
+                    w.close(Duration.ofSeconds(5));
+                }
+                results.add(id, side, runs.get());
+                Progress.line("%-36s %-22s %d run(s)", id, side + " r" + round, runs.get());
+            }
+        });
+        results.note(id, "method", "visibility timeout " + vis.toMillis() + " ms, handler " + handler.toMillis()
+                + " ms, two workers (concurrency 1 each) on one queue, one job; runs counted over the handler's time"
+                + " plus two visibility timeouts");
+    }
+}
