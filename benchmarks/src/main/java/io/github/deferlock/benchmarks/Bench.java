@@ -95,9 +95,22 @@ public final class Bench {
         }
         if (rounds != null) {
             Settings s = settings;
-            settings = new Settings(s.mode(), rounds, s.warmup(), s.measure(), s.contended(), s.openLoop(),
-                    s.drainJobs(), s.latenessWindow(), s.latenessDelay(), s.idleWindow(), s.memoryJobs(), s.faultJobs(),
-                    s.visibility(), s.conflictWindow(), s.benchmarkRequests());
+            settings = new Settings(
+                    s.mode(),
+                    rounds,
+                    s.warmup(),
+                    s.measure(),
+                    s.contended(),
+                    s.openLoop(),
+                    s.drainJobs(),
+                    s.latenessWindow(),
+                    s.latenessDelay(),
+                    s.idleWindow(),
+                    s.memoryJobs(),
+                    s.faultJobs(),
+                    s.visibility(),
+                    s.conflictWindow(),
+                    s.benchmarkRequests());
         }
         Path json = out.resolve("benchmarks/results.json");
         Path md = out.resolve("docs/benchmarks.md");
@@ -129,7 +142,9 @@ public final class Bench {
             redis.flushAll();
             Results fresh = new Results();
             ObjectNode run = fresh.run();
-            run.put("date", ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'")));
+            run.put(
+                    "date",
+                    ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'")));
             run.put("mode", settings.mode());
             run.put("rounds", settings.rounds());
             run.put("jdk", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
@@ -137,10 +152,14 @@ public final class Bench {
             run.put("redisWhere", where);
             run.put("cores", Runtime.getRuntime().availableProcessors());
             run.put("cpu", cpuModel());
-            run.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
-                    + System.getProperty("os.arch"));
-            run.put("redisson", java.util.Objects.requireNonNullElse(
-                    org.redisson.Redisson.class.getPackage().getImplementationVersion(), "see pom.xml"));
+            run.put(
+                    "os",
+                    System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
+                            + System.getProperty("os.arch"));
+            run.put(
+                    "redisson",
+                    java.util.Objects.requireNonNullElse(
+                            org.redisson.Redisson.class.getPackage().getImplementationVersion(), "see pom.xml"));
             run.put("bullmq", BullMq.unavailable() == null ? BullMq.version() : BullMq.unavailable());
             if (note != null) {
                 run.put("note", note);
@@ -150,7 +169,10 @@ public final class Bench {
             }
             Progress.line(
                     "deferlock benchmarks v2 (%s, %d round(s)) against Redis %s at %s, %d cores",
-                    settings.mode(), settings.rounds(), run.get("redis").asText(), redis.uri(),
+                    settings.mode(),
+                    settings.rounds(),
+                    run.get("redis").asText(),
+                    redis.uri(),
                     Runtime.getRuntime().availableProcessors());
             Noise.sample(redis, run.putObject("noiseStart"));
             Progress.line("noise at start: %s", run.get("noiseStart"));
@@ -172,7 +194,9 @@ public final class Bench {
             Noise.sample(redis, run.putObject("noiseEnd"));
             Progress.line("noise at end: %s", run.get("noiseEnd"));
             run.put("seconds", Math.round((System.nanoTime() - started) / 1e9));
-            String noisy = Noise.verdict((ObjectNode) run.get("noiseStart"), (ObjectNode) run.get("noiseEnd"),
+            String noisy = Noise.verdict(
+                    (ObjectNode) run.get("noiseStart"),
+                    (ObjectNode) run.get("noiseEnd"),
                     Runtime.getRuntime().availableProcessors());
             if (noisy != null) {
                 run.put("noisy", noisy);
@@ -182,7 +206,9 @@ public final class Bench {
             all.overlay(fresh);
             all.write(json);
             Report.write(md, all);
-            Progress.line("wrote %s and %s in %d s", json.normalize(), md.normalize(), run.get("seconds").asLong());
+            Progress.line(
+                    "wrote %s and %s in %d s",
+                    json.normalize(), md.normalize(), run.get("seconds").asLong());
             for (Metric m : Metrics.ALL) {
                 Verdict v = Verdict.overall(m, all);
                 if (v != Verdict.MET && v != Verdict.REPORTED) {

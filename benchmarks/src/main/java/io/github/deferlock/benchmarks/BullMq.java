@@ -60,7 +60,9 @@ final class BullMq implements AutoCloseable {
             return "BullMQ not measured: npm packages not installed (./bench installs " + PACKAGES + " with npm)";
         }
         try {
-            Process p = new ProcessBuilder("node", "--version").redirectErrorStream(true).start();
+            Process p = new ProcessBuilder("node", "--version")
+                    .redirectErrorStream(true)
+                    .start();
             p.getInputStream().readAllBytes();
             if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) {
                 return "BullMQ not measured: node does not run";
@@ -77,7 +79,8 @@ final class BullMq implements AutoCloseable {
     /** The installed bullmq version, for the report. */
     static String version() {
         try {
-            JsonNode pkg = Results.JSON.readTree(dir.resolve("node_modules/bullmq/package.json").toFile());
+            JsonNode pkg = Results.JSON.readTree(
+                    dir.resolve("node_modules/bullmq/package.json").toFile());
             return pkg.path("version").asText("unknown");
         } catch (IOException e) {
             return "not installed";
@@ -85,8 +88,7 @@ final class BullMq implements AutoCloseable {
     }
 
     static BullMq start(Redis redis, String queue) throws IOException {
-        Process p = new ProcessBuilder(
-                        "node", "bullmq-bench.mjs", redis.host(), String.valueOf(redis.port()), queue)
+        Process p = new ProcessBuilder("node", "bullmq-bench.mjs", redis.host(), String.valueOf(redis.port()), queue)
                 .directory(dir.toFile())
                 .redirectError(ProcessBuilder.Redirect.DISCARD)
                 .start();
@@ -95,7 +97,9 @@ final class BullMq implements AutoCloseable {
 
     /** Sends one request and waits for its answer; throws when the answer is an error. */
     JsonNode call(ObjectNode request, Duration timeout) throws IOException, InterruptedException {
-        stdin.write(Results.JSON.writer().without(com.fasterxml.jackson.databind.SerializationFeature.INDENT_OUTPUT)
+        stdin.write(Results.JSON
+                        .writer()
+                        .without(com.fasterxml.jackson.databind.SerializationFeature.INDENT_OUTPUT)
                         .writeValueAsString(request)
                 + "\n");
         stdin.flush();

@@ -48,16 +48,22 @@ final class ConflictRuns {
         List<String> sides = List.of(BASELINE, Sides.DEFERLOCK, "sleep-retry", "throw");
         Map<Integer, Map<String, Run>> byRound = new ConcurrentHashMap<>();
         Rounds.run("conflict", settings.rounds(), sides, (side, round) -> {
-            OnConflict s = switch (side) {
-                case Sides.DEFERLOCK -> OnConflict.DEFER;
-                case "sleep-retry" -> OnConflict.SLEEP_RETRY;
-                case "throw" -> OnConflict.THROW;
-                default -> null;
-            };
+            OnConflict s =
+                    switch (side) {
+                        case Sides.DEFERLOCK -> OnConflict.DEFER;
+                        case "sleep-retry" -> OnConflict.SLEEP_RETRY;
+                        case "throw" -> OnConflict.THROW;
+                        default -> null;
+                    };
             Run r = workload(s, settings.conflictWindow(), side + round);
             byRound.computeIfAbsent(round, k -> new ConcurrentHashMap<>()).put(side, r);
-            Progress.line("%-36s %-22s goodput %s msgs/s, hot backlog %d, hot p99 %s ms", "conflict", side + " r" + round,
-                    Report.number(r.goodput()), r.backlog(), Report.number(r.hotP99Millis()));
+            Progress.line(
+                    "%-36s %-22s goodput %s msgs/s, hot backlog %d, hot p99 %s ms",
+                    "conflict",
+                    side + " r" + round,
+                    Report.number(r.goodput()),
+                    r.backlog(),
+                    Report.number(r.hotP99Millis()));
         });
         byRound.forEach((round, runs) -> {
             Run base = runs.get(BASELINE);
@@ -78,20 +84,26 @@ final class ConflictRuns {
                 ratio,
                 "method",
                 "consumer threads each take the next message and call `ConflictAwareHandler.handle` (message id set);"
-                        + " handler sleeps " + HANDLER.toMillis() + " ms; " + (int) (HOT_SHARE * 100) + "% of messages on"
+                        + " handler sleeps " + HANDLER.toMillis() + " ms; " + (int) (HOT_SHARE * 100)
+                        + "% of messages on"
                         + " key `hot`, the rest unique; " + THREADS + " threads in every run: baseline (no hot key),"
                         + " SLEEP_RETRY and THROW " + THREADS + " consumers, DEFER " + (THREADS - 1)
                         + " consumers + `Deferrals.startWorker(1)`; goodput = handlers (cold and hot) that ended inside"
-                        + " the " + settings.conflictWindow().toMillis() + " ms window after " + settings.warmup().toMillis()
+                        + " the " + settings.conflictWindow().toMillis() + " ms window after "
+                        + settings.warmup().toMillis()
                         + " ms warm-up; ratio = goodput ÷ the same round's baseline; THROW drops the conflicting message");
-        results.note(backlog, "method", "hot messages that arrived in the window and were neither completed nor"
-                + " dropped (THROW) by its end");
+        results.note(
+                backlog,
+                "method",
+                "hot messages that arrived in the window and were neither completed nor"
+                        + " dropped (THROW) by its end");
     }
 
     private Run workload(OnConflict strategy, Duration window, String tag) throws InterruptedException {
         try (RedisClient client = redis.jedis();
                 RedisLocks locks = RedisLocks.builder(client).keyPrefix("lock:").build();
-                Deferrals deferrals = Deferrals.builder(client, "bench-deferrals-" + tag).build()) {
+                Deferrals deferrals =
+                        Deferrals.builder(client, "bench-deferrals-" + tag).build()) {
             AtomicLong done = new AtomicLong();
             AtomicLong hotArrived = new AtomicLong();
             AtomicLong hotDoneInWindow = new AtomicLong();
@@ -169,7 +181,8 @@ final class ConflictRuns {
                 Thread.sleep(20);
             }
             long[] lat = hotLatency.stream().mapToLong(Long::longValue).sorted().toArray();
-            double p99 = lat.length == 0 ? Double.NaN : lat[Math.max(0, (int) Math.ceil(0.99 * lat.length) - 1)] / 1000.0;
+            double p99 =
+                    lat.length == 0 ? Double.NaN : lat[Math.max(0, (int) Math.ceil(0.99 * lat.length) - 1)] / 1000.0;
             return new Run(done.get() / (window.toNanos() / 1e9), strategy == null ? 0 : backlog, p99);
         }
     }

@@ -85,7 +85,8 @@ public final class ContendedWorker {
 
         static Pool start(int n, Redis redis) throws IOException {
             Pool p = new Pool();
-            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+            String java =
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString();
             for (int i = 0; i < n; i++) {
                 Process proc = new ProcessBuilder(
                                 java,
@@ -100,8 +101,8 @@ public final class ContendedWorker {
                         .start();
                 LinkedBlockingQueue<String> q = new LinkedBlockingQueue<>();
                 Thread reader = new Thread(() -> {
-                    try (BufferedReader r = new BufferedReader(
-                            new InputStreamReader(proc.getInputStream(), StandardCharsets.UTF_8))) {
+                    try (BufferedReader r =
+                            new BufferedReader(new InputStreamReader(proc.getInputStream(), StandardCharsets.UTF_8))) {
                         String l;
                         while ((l = r.readLine()) != null) {
                             q.add(l);
@@ -159,7 +160,8 @@ public final class ContendedWorker {
             long holdNanos = 0;
             long holds = 0;
             for (int i = 0; i < n; i++) {
-                String[] f = await(i, "RESULT", warmup.plus(measure).plusSeconds(120)).split(" ");
+                String[] f = await(i, "RESULT", warmup.plus(measure).plusSeconds(120))
+                        .split(" ");
                 counts[i] = Long.parseLong(f[1]);
                 holdNanos += Long.parseLong(f[2]);
                 holds += Long.parseLong(f[3]);

@@ -36,7 +36,9 @@ final class FaultRuns {
             redis.flushAll();
             String name = "q-fault-" + round;
             try (RedisClient client = redis.jedis()) {
-                DelayQueue<String> q = DelayQueue.builder(client, name, String.class).visibilityTimeout(vis).build();
+                DelayQueue<String> q = DelayQueue.builder(client, name, String.class)
+                        .visibilityTimeout(vis)
+                        .build();
                 List<String> jobs = new ArrayList<>();
                 for (int i = 0; i < n; i++) {
                     jobs.add(QueueSide.payload(i, 0));
@@ -54,14 +56,17 @@ final class FaultRuns {
                     long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
                     while (System.nanoTime() < deadline) {
                         inFlight.clear();
-                        child.output().stream().filter(l -> l.startsWith("GOT ")).forEach(l -> inFlight.add(l.substring(4)));
+                        child.output().stream()
+                                .filter(l -> l.startsWith("GOT "))
+                                .forEach(l -> inFlight.add(l.substring(4)));
                         if (inFlight.size() >= want) {
                             break;
                         }
                         Thread.sleep(20);
                     }
                     if (inFlight.size() < want) {
-                        throw new IllegalStateException("the worker JVM handled " + inFlight.size() + " jobs: " + child.output());
+                        throw new IllegalStateException(
+                                "the worker JVM handled " + inFlight.size() + " jobs: " + child.output());
                     }
                     child.kill();
                     killedAt = System.nanoTime();
@@ -76,24 +81,35 @@ final class FaultRuns {
                         .concurrency(8)
                         .build()
                         .start();
-                long deadline = System.nanoTime() + vis.multipliedBy(3).plusSeconds(10).toNanos();
+                long deadline =
+                        System.nanoTime() + vis.multipliedBy(3).plusSeconds(10).toNanos();
                 while (redelivered.size() < n && System.nanoTime() < deadline) {
                     Thread.sleep(10);
                 }
                 w.close(Duration.ofSeconds(5));
-                long[] lats = inFlight.stream().filter(redelivered::containsKey).mapToLong(redelivered::get).sorted().toArray();
-                double p99 = lats.length == 0 ? Double.NaN : lats[Math.max(0, (int) Math.ceil(0.99 * lats.length) - 1)] / 1e6;
+                long[] lats = inFlight.stream()
+                        .filter(redelivered::containsKey)
+                        .mapToLong(redelivered::get)
+                        .sorted()
+                        .toArray();
+                double p99 = lats.length == 0
+                        ? Double.NaN
+                        : lats[Math.max(0, (int) Math.ceil(0.99 * lats.length) - 1)] / 1e6;
                 int missing = n - redelivered.size();
                 results.add(lat, side, p99);
                 results.add(lost, side, missing);
-                Progress.line("%-36s %-22s %d in flight at the kill, redelivered p99 %s ms after it, %d lost", "queue.fault",
-                        side + " r" + round, inFlight.size(), Report.number(p99), missing);
+                Progress.line(
+                        "%-36s %-22s %d in flight at the kill, redelivered p99 %s ms after it, %d lost",
+                        "queue.fault", side + " r" + round, inFlight.size(), Report.number(p99), missing);
             }
         });
-        results.note(lat, "method", n + " due jobs; a worker JVM (concurrency 8, visibility timeout " + vis.toMillis()
-                + " ms) takes them, its handler blocks; once 8 handlers run it is SIGKILLed and a fresh worker in the"
-                + " harness starts; the figure is the p99 over the jobs that were in a handler of the killed JVM of kill"
-                + " → handler start in the fresh worker (bounded below by the visibility timeout)");
+        results.note(
+                lat,
+                "method",
+                n + " due jobs; a worker JVM (concurrency 8, visibility timeout " + vis.toMillis()
+                        + " ms) takes them, its handler blocks; once 8 handlers run it is SIGKILLed and a fresh worker in the"
+                        + " harness starts; the figure is the p99 over the jobs that were in a handler of the killed JVM of kill"
+                        + " → handler start in the fresh worker (bounded below by the visibility timeout)");
     }
 
     /** One job whose handler takes 10 × the visibility timeout, two workers: how often does it run? */
@@ -104,8 +120,9 @@ final class FaultRuns {
         Rounds.run(id, settings.rounds(), List.of(Sides.DEFERLOCK), (side, round) -> {
             redis.flushAll();
             try (RedisClient client = redis.jedis()) {
-                DelayQueue<String> q =
-                        DelayQueue.builder(client, "q-slow-" + round, String.class).visibilityTimeout(vis).build();
+                DelayQueue<String> q = DelayQueue.builder(client, "q-slow-" + round, String.class)
+                        .visibilityTimeout(vis)
+                        .build();
                 AtomicInteger runs = new AtomicInteger();
                 AtomicBoolean stop = new AtomicBoolean();
                 List<DelayQueueWorker<String>> workers = new ArrayList<>();
@@ -131,8 +148,11 @@ final class FaultRuns {
                 Progress.line("%-36s %-22s %d run(s)", id, side + " r" + round, runs.get());
             }
         });
-        results.note(id, "method", "visibility timeout " + vis.toMillis() + " ms, handler " + handler.toMillis()
-                + " ms, two workers (concurrency 1 each) on one queue, one job; runs counted over the handler's time"
-                + " plus two visibility timeouts");
+        results.note(
+                id,
+                "method",
+                "visibility timeout " + vis.toMillis() + " ms, handler " + handler.toMillis()
+                        + " ms, two workers (concurrency 1 each) on one queue, one job; runs counted over the handler's time"
+                        + " plus two visibility timeouts");
     }
 }

@@ -95,7 +95,9 @@ final class Limits {
     /** Whether {@code redis-benchmark} runs. */
     static boolean available() {
         try {
-            Process p = new ProcessBuilder("redis-benchmark", "--version").redirectErrorStream(true).start();
+            Process p = new ProcessBuilder("redis-benchmark", "--version")
+                    .redirectErrorStream(true)
+                    .start();
             p.getInputStream().readAllBytes();
             return p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0;
         } catch (IOException e) {
@@ -148,20 +150,47 @@ final class Limits {
             String name = p.script().substring(p.script().lastIndexOf('/') + 1).replace(".lua", "");
             cmd.add("EVALSHA");
             cmd.add(sha);
-            cmd.addAll(switch (name) {
-                case "acquire" -> List.of(
-                        "2", "rb:l:__rand_int__", "rb:l:__rand_int__:fence", "0123456789abcdef0123456789abcdef", "30000",
-                        "1", "0");
-                case "release" -> List.of("1", "rb:l:__rand_int__", "0123456789abcdef0123456789abcdef", "rb:ch", "0");
-                case "renew" -> List.of("1", "rb:l:__rand_int__", "30000", "0123456789abcdef0123456789abcdef");
-                case "enqueue" -> List.of(
-                        "3", "rb:q:due", "rb:q:jobs", "rb:q:seq", "rb:q:wake", "0", "__rand_int__", "d", "3600000",
-                        "\"" + "x".repeat(98) + "\"");
-                case "claim" -> List.of(
-                        "6", "rb:e:due", "rb:e:fl", "rb:e:jobs", "rb:e:dead", "rb:e:err", "rb:e:seq", "10", "30000", "5",
-                        "10");
-                default -> throw new IllegalArgumentException(name);
-            });
+            cmd.addAll(
+                    switch (name) {
+                        case "acquire" ->
+                            List.of(
+                                    "2",
+                                    "rb:l:__rand_int__",
+                                    "rb:l:__rand_int__:fence",
+                                    "0123456789abcdef0123456789abcdef",
+                                    "30000",
+                                    "1",
+                                    "0");
+                        case "release" ->
+                            List.of("1", "rb:l:__rand_int__", "0123456789abcdef0123456789abcdef", "rb:ch", "0");
+                        case "renew" -> List.of("1", "rb:l:__rand_int__", "30000", "0123456789abcdef0123456789abcdef");
+                        case "enqueue" ->
+                            List.of(
+                                    "3",
+                                    "rb:q:due",
+                                    "rb:q:jobs",
+                                    "rb:q:seq",
+                                    "rb:q:wake",
+                                    "0",
+                                    "__rand_int__",
+                                    "d",
+                                    "3600000",
+                                    "\"" + "x".repeat(98) + "\"");
+                        case "claim" ->
+                            List.of(
+                                    "6",
+                                    "rb:e:due",
+                                    "rb:e:fl",
+                                    "rb:e:jobs",
+                                    "rb:e:dead",
+                                    "rb:e:err",
+                                    "rb:e:seq",
+                                    "10",
+                                    "30000",
+                                    "5",
+                                    "10");
+                        default -> throw new IllegalArgumentException(name);
+                    });
         }
         Process proc = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         String out = new String(proc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

@@ -39,11 +39,19 @@ final class LockRuns {
                 AtomicLong count = new AtomicLong();
                 long[] window = new long[2];
                 Redis.Snapshot[] snaps = new Redis.Snapshot[2];
-                runThreads(threads, settings.warmup(), settings.measure(), i -> {
-                    LockSide.Cycle c = cycles.get(i);
-                    c.lock();
-                    c.unlock();
-                }, count, window, () -> snaps[0] = Redis.snapshot(stats), () -> snaps[1] = Redis.snapshot(stats));
+                runThreads(
+                        threads,
+                        settings.warmup(),
+                        settings.measure(),
+                        i -> {
+                            LockSide.Cycle c = cycles.get(i);
+                            c.lock();
+                            c.unlock();
+                        },
+                        count,
+                        window,
+                        () -> snaps[0] = Redis.snapshot(stats),
+                        () -> snaps[1] = Redis.snapshot(stats));
                 double rate = count.get() / ((window[1] - window[0]) / 1e9);
                 results.add(id, side, rate);
                 results.add(id + ".commands", side, snaps[1].commandsPer(snaps[0], count.get()));
@@ -55,7 +63,8 @@ final class LockRuns {
                 id,
                 "method",
                 threads + " thread(s), each its own key, lock()+unlock() in a loop; " + settings.rounds()
-                        + " round(s), side order shuffled each round; " + settings.warmup().toMillis()
+                        + " round(s), side order shuffled each round; "
+                        + settings.warmup().toMillis()
                         + " ms warm-up then " + settings.measure().toMillis()
                         + " ms measured per side and round; commands and server CPU from INFO deltas over the"
                         + " measured window");
@@ -226,7 +235,12 @@ final class LockRuns {
         Rounds.run(p + "*", settings.rounds(), Sides.CONTENDED, (side, round) -> {
             try (LockSide s = LockSide.open(side, redis)) {
                 long from = System.nanoTime() + settings.warmup().toNanos();
-                Contention c = contendUntil(s, LockSide.freshKey("c1"), THREADS, from, from + settings.contended().toNanos());
+                Contention c = contendUntil(
+                        s,
+                        LockSide.freshKey("c1"),
+                        THREADS,
+                        from,
+                        from + settings.contended().toNanos());
                 publish(p, side, round, c);
             }
         });
@@ -234,7 +248,8 @@ final class LockRuns {
                 p + "throughput",
                 "method",
                 THREADS + " threads of one JVM lock one key, `Thread.sleep(1)` while holding, unlock, repeat; "
-                        + settings.rounds() + " round(s) of " + settings.contended().toMillis() + " ms per side after "
+                        + settings.rounds() + " round(s) of "
+                        + settings.contended().toMillis() + " ms per side after "
                         + settings.warmup().toMillis() + " ms warm-up, side order shuffled each round; the "
                         + "hold-ceiling side is 1 ÷ the measured mean critical-section duration");
     }
@@ -268,7 +283,8 @@ final class LockRuns {
                         "method",
                         n + " child JVMs × 1 thread lock one key, `Thread.sleep(1)` while holding; every child opens "
                                 + "the side, then all start the window together (a shared start time); "
-                                + settings.rounds() + " round(s) of " + settings.contended().toMillis()
+                                + settings.rounds() + " round(s) of "
+                                + settings.contended().toMillis()
                                 + " ms per side, side order shuffled each round; Jain index over the processes'"
                                 + " acquisitions");
             }
@@ -287,7 +303,8 @@ final class LockRuns {
         if (max.isEmpty()) {
             throw new IllegalStateException("lock.uncontended.t8 has no figure to size the open loop from");
         }
-        double slowest = max.values().stream().mapToDouble(Double::doubleValue).min().orElseThrow();
+        double slowest =
+                max.values().stream().mapToDouble(Double::doubleValue).min().orElseThrow();
         for (int load : Metrics.LOADS) {
             double rate = slowest * load / 100.0;
             String p = "lock.openloop." + load + ".";
@@ -316,7 +333,11 @@ final class LockRuns {
                                     + " untimed); HdrHistogram",
                             rate,
                             load,
-                            max.entrySet().stream().filter(e -> e.getValue() == slowest).findFirst().orElseThrow().getKey(),
+                            max.entrySet().stream()
+                                    .filter(e -> e.getValue() == slowest)
+                                    .findFirst()
+                                    .orElseThrow()
+                                    .getKey(),
                             Report.number(slowest),
                             THREADS));
         }

@@ -192,7 +192,8 @@ interface LockSide extends AutoCloseable {
         private final RedissonClient redisson;
         private final Function<RedissonClient, Function<String, ? extends RLock>> kind;
 
-        RedissonLock(RedissonClient redisson, java.util.function.BiFunction<RedissonClient, String, ? extends RLock> get) {
+        RedissonLock(
+                RedissonClient redisson, java.util.function.BiFunction<RedissonClient, String, ? extends RLock> get) {
             this.redisson = redisson;
             this.kind = r -> name -> get.apply(r, name);
         }

@@ -11,9 +11,7 @@ import static io.github.deferlock.benchmarks.Sides.HOLD_CEILING;
 import static io.github.deferlock.benchmarks.Sides.RAW;
 import static io.github.deferlock.benchmarks.Sides.RAW_FENCED;
 import static io.github.deferlock.benchmarks.Sides.REDISSON;
-import static io.github.deferlock.benchmarks.Sides.REDISSON_TUNED;
 import static io.github.deferlock.benchmarks.Sides.REDIS_BENCHMARK;
-import static io.github.deferlock.benchmarks.Sides.SEED;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -64,8 +62,7 @@ final class Metrics {
                 "cycles/s",
                 "1 JVM × 8 threads, one key, 1 ms critical section",
                 contended));
-        m.add(lower(
-                "lock.contended.1jvm8t.p99wait", "ms", "p99 wait to acquire, 1 JVM × 8 threads", Sides.CONTENDED));
+        m.add(lower("lock.contended.1jvm8t.p99wait", "ms", "p99 wait to acquire, 1 JVM × 8 threads", Sides.CONTENDED));
         m.add(higher(
                 "lock.contended.1jvm8t.jain",
                 "index",
@@ -124,7 +121,10 @@ final class Metrics {
                 "server-executed commands per drained job (INFO commandstats delta)",
                 Sides.CONSUMING));
         m.add(lower(
-                "queue.drain.t8.redisCpu", "µs/job", "redis-server CPU per drained job (INFO cpu delta)", Sides.CONSUMING));
+                "queue.drain.t8.redisCpu",
+                "µs/job",
+                "redis-server CPU per drained job (INFO cpu delta)",
+                Sides.CONSUMING));
         openLoop(m, "queue.openloop", "enqueue", Sides.OPEN_QUEUES, REDISSON);
         for (int r : DUE_RATES) {
             String p = "queue.lateness." + r + ".";

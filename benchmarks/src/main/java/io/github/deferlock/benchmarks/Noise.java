@@ -51,14 +51,24 @@ final class Noise {
             }
             String when = n == start ? "start" : "end";
             if (n.path("load1").asDouble() > LOAD_PER_CORE * cores) {
-                why.append(when).append(": load average ").append(n.path("load1").asDouble()).append(" on ").append(cores)
+                why.append(when)
+                        .append(": load average ")
+                        .append(n.path("load1").asDouble())
+                        .append(" on ")
+                        .append(cores)
                         .append(" cores; ");
             }
             if (n.path("stealPercent").asDouble() > STEAL_PERCENT) {
-                why.append(when).append(": CPU steal ").append(n.path("stealPercent").asDouble()).append("%; ");
+                why.append(when)
+                        .append(": CPU steal ")
+                        .append(n.path("stealPercent").asDouble())
+                        .append("%; ");
             }
             if (n.path("pingMicros").asDouble() > PING_MICROS) {
-                why.append(when).append(": PING round trip ").append(n.path("pingMicros").asDouble()).append(" µs; ");
+                why.append(when)
+                        .append(": PING round trip ")
+                        .append(n.path("pingMicros").asDouble())
+                        .append(" µs; ");
             }
         }
         return why.length() == 0 ? null : why.substring(0, why.length() - 2);

@@ -39,12 +39,13 @@ final class OpenLoop {
                 return Double.NaN;
             }
             return switch (p) {
-                case "p50" -> latencies.getValueAtPercentile(50);
-                case "p99" -> latencies.getValueAtPercentile(99);
-                case "p999" -> latencies.getValueAtPercentile(99.9);
-                case "max" -> latencies.getMaxValue();
-                default -> throw new IllegalArgumentException(p);
-            } / 1000.0;
+                        case "p50" -> latencies.getValueAtPercentile(50);
+                        case "p99" -> latencies.getValueAtPercentile(99);
+                        case "p999" -> latencies.getValueAtPercentile(99.9);
+                        case "max" -> latencies.getMaxValue();
+                        default -> throw new IllegalArgumentException(p);
+                    }
+                    / 1000.0;
         }
     }
 
@@ -129,7 +130,8 @@ final class OpenLoop {
         }
         Histogram all = new Histogram(3_600_000_000L, 3);
         hs.forEach(all::add);
-        long missing = arrivals.stream().filter(x -> x != stop && x >= from && x < to).count();
+        long missing =
+                arrivals.stream().filter(x -> x != stop && x >= from && x < to).count();
         for (long i = 0; i < missing; i++) {
             all.recordValue((drainBy - from) / 1000);
         }

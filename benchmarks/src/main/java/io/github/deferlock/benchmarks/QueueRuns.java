@@ -47,57 +47,87 @@ final class QueueRuns {
     void enqueue() {
         String t1 = "queue.enqueue.t1";
         String bulk = "queue.enqueue.bulk";
-        Rounds.run(t1, settings.rounds(), sides(Sides.QUEUES, t1, t1 + ".commands", t1 + ".redisCpu", bulk), (side, round) -> {
-            redis.flushAll();
-            try (Jedis stats = redis.connection()) {
-                double[] single;
-                double[] batch;
-                if (side.equals(Sides.BULLMQ)) {
-                    try (BullMq b = BullMq.start(redis, "bq-enqueue")) {
-                        b.call(BullMq.op("addFor").put("ms", settings.warmup().toMillis()).put("delay", FAR), timeout());
-                        Redis.Snapshot before = Redis.snapshot(stats);
-                        JsonNode r = b.call(
-                                BullMq.op("addFor").put("ms", settings.measure().toMillis()).put("delay", FAR), timeout());
-                        Redis.Snapshot after = Redis.snapshot(stats);
-                        long n = r.get("count").asLong();
-                        single = new double[] {n / r.get("seconds").asDouble(), after.commandsPer(before, n), after.cpuMicrosPer(before, n)};
-                        JsonNode bl = b.call(
-                                BullMq.op("bulkFor")
-                                        .put("ms", settings.measure().toMillis())
-                                        .put("warmMs", settings.warmup().toMillis())
-                                        .put("chunk", CHUNK)
-                                        .put("delay", FAR),
-                                timeout());
-                        batch = new double[] {bl.get("count").asLong() / bl.get("seconds").asDouble()};
+        Rounds.run(
+                t1,
+                settings.rounds(),
+                sides(Sides.QUEUES, t1, t1 + ".commands", t1 + ".redisCpu", bulk),
+                (side, round) -> {
+                    redis.flushAll();
+                    try (Jedis stats = redis.connection()) {
+                        double[] single;
+                        double[] batch;
+                        if (side.equals(Sides.BULLMQ)) {
+                            try (BullMq b = BullMq.start(redis, "bq-enqueue")) {
+                                b.call(
+                                        BullMq.op("addFor")
+                                                .put("ms", settings.warmup().toMillis())
+                                                .put("delay", FAR),
+                                        timeout());
+                                Redis.Snapshot before = Redis.snapshot(stats);
+                                JsonNode r = b.call(
+                                        BullMq.op("addFor")
+                                                .put("ms", settings.measure().toMillis())
+                                                .put("delay", FAR),
+                                        timeout());
+                                Redis.Snapshot after = Redis.snapshot(stats);
+                                long n = r.get("count").asLong();
+                                single = new double[] {
+                                    n / r.get("seconds").asDouble(),
+                                    after.commandsPer(before, n),
+                                    after.cpuMicrosPer(before, n)
+                                };
+                                JsonNode bl = b.call(
+                                        BullMq.op("bulkFor")
+                                                .put("ms", settings.measure().toMillis())
+                                                .put("warmMs", settings.warmup().toMillis())
+                                                .put("chunk", CHUNK)
+                                                .put("delay", FAR),
+                                        timeout());
+                                batch = new double[] {
+                                    bl.get("count").asLong() / bl.get("seconds").asDouble()
+                                };
+                            }
+                        } else {
+                            try (QueueSide q = QueueSide.open(side, redis, "q-enqueue-" + side)) {
+                                AtomicLong seq = new AtomicLong();
+                                timed(settings.warmup(), () -> q.add(QueueSide.payload(seq.incrementAndGet(), 0), FAR));
+                                Redis.Snapshot before = Redis.snapshot(stats);
+                                double[] rate = timed(
+                                        settings.measure(),
+                                        () -> q.add(QueueSide.payload(seq.incrementAndGet(), 0), FAR));
+                                Redis.Snapshot after = Redis.snapshot(stats);
+                                long n = (long) rate[1];
+                                single = new double[] {
+                                    rate[0], after.commandsPer(before, n), after.cpuMicrosPer(before, n)
+                                };
+                                List<Long> delays = java.util.Collections.nCopies(CHUNK, FAR);
+                                timed(settings.warmup(), () -> q.addBulk(chunk(seq), delays));
+                                double[] b = timed(settings.measure(), () -> q.addBulk(chunk(seq), delays));
+                                batch = new double[] {b[0] * CHUNK};
+                            }
+                        }
+                        results.add(t1, side, single[0]);
+                        results.add(t1 + ".commands", side, single[1]);
+                        results.add(t1 + ".redisCpu", side, single[2]);
+                        results.add(bulk, side, batch[0]);
+                        Progress.line(
+                                "%-36s %-22s %10s jobs/s, bulk %s jobs/s, %.2f commands/job",
+                                "queue.enqueue",
+                                side + " r" + round,
+                                Report.number(single[0]),
+                                Report.number(batch[0]),
+                                single[1]);
                     }
-                } else {
-                    try (QueueSide q = QueueSide.open(side, redis, "q-enqueue-" + side)) {
-                        AtomicLong seq = new AtomicLong();
-                        timed(settings.warmup(), () -> q.add(QueueSide.payload(seq.incrementAndGet(), 0), FAR));
-                        Redis.Snapshot before = Redis.snapshot(stats);
-                        double[] rate = timed(settings.measure(), () -> q.add(QueueSide.payload(seq.incrementAndGet(), 0), FAR));
-                        Redis.Snapshot after = Redis.snapshot(stats);
-                        long n = (long) rate[1];
-                        single = new double[] {rate[0], after.commandsPer(before, n), after.cpuMicrosPer(before, n)};
-                        List<Long> delays = java.util.Collections.nCopies(CHUNK, FAR);
-                        timed(settings.warmup(), () -> q.addBulk(chunk(seq), delays));
-                        double[] b = timed(settings.measure(), () -> q.addBulk(chunk(seq), delays));
-                        batch = new double[] {b[0] * CHUNK};
-                    }
-                }
-                results.add(t1, side, single[0]);
-                results.add(t1 + ".commands", side, single[1]);
-                results.add(t1 + ".redisCpu", side, single[2]);
-                results.add(bulk, side, batch[0]);
-                Progress.line("%-36s %-22s %10s jobs/s, bulk %s jobs/s, %.2f commands/job", "queue.enqueue", side + " r" + round,
-                        Report.number(single[0]), Report.number(batch[0]), single[1]);
-            }
-        });
-        String method = settings.rounds() + " round(s), side order shuffled each round; " + settings.warmup().toMillis()
-                + " ms warm-up then " + settings.measure().toMillis() + " ms measured per side and round; one thread";
+                });
+        String method = settings.rounds() + " round(s), side order shuffled each round; "
+                + settings.warmup().toMillis() + " ms warm-up then "
+                + settings.measure().toMillis() + " ms measured per side and round; one thread";
         results.note(t1, "method", method + "; each add waits for its answer");
         results.note(bulk, "method", method + "; " + CHUNK + " jobs per call");
-        results.note(t1, Sides.DEFERLOCK, "`DelayQueue.enqueue(payload, 1 h)`: one EVALSHA, due time from the server's TIME");
+        results.note(
+                t1,
+                Sides.DEFERLOCK,
+                "`DelayQueue.enqueue(payload, 1 h)`: one EVALSHA, due time from the server's TIME");
         results.note(t1, Sides.RAW, "`ZADD queue dueMillis payload`: the one-round-trip floor");
         results.note(t1, Sides.REDISSON, "`RDelayedQueue.offer(payload, 1, HOURS)`");
         results.note(t1, Sides.BULLMQ, "`queue.add(name, payload, {delay: 1 h})`, removeOnComplete/removeOnFail");
@@ -144,41 +174,60 @@ final class QueueRuns {
         String id = "queue.drain.t8";
         int n = settings.drainJobs();
         int warm = Math.max(100, n / 5);
-        Rounds.run(id, settings.rounds(), sides(Sides.CONSUMING, id, id + ".commands", id + ".redisCpu"), (side, round) -> {
-            redis.flushAll();
-            double[] got;
-            try (Jedis stats = redis.connection()) {
-                if (side.equals(Sides.BULLMQ)) {
-                    try (BullMq b = BullMq.start(redis, "bq-drain")) {
-                        b.call(BullMq.op("fill").put("n", warm).put("delay", 0), timeout());
-                        b.call(BullMq.op("drain").put("n", warm).put("concurrency", DRAIN_CONCURRENCY), Duration.ofSeconds(120));
-                        b.call(BullMq.op("fill").put("n", n).put("delay", 0), timeout());
-                        Redis.Snapshot before = Redis.snapshot(stats);
-                        JsonNode r = b.call(
-                                BullMq.op("drain").put("n", n).put("concurrency", DRAIN_CONCURRENCY), Duration.ofSeconds(180));
-                        Redis.Snapshot after = Redis.snapshot(stats);
-                        got = new double[] {n / r.get("seconds").asDouble(), after.commandsPer(before, n), after.cpuMicrosPer(before, n)};
+        Rounds.run(
+                id,
+                settings.rounds(),
+                sides(Sides.CONSUMING, id, id + ".commands", id + ".redisCpu"),
+                (side, round) -> {
+                    redis.flushAll();
+                    double[] got;
+                    try (Jedis stats = redis.connection()) {
+                        if (side.equals(Sides.BULLMQ)) {
+                            try (BullMq b = BullMq.start(redis, "bq-drain")) {
+                                b.call(BullMq.op("fill").put("n", warm).put("delay", 0), timeout());
+                                b.call(
+                                        BullMq.op("drain").put("n", warm).put("concurrency", DRAIN_CONCURRENCY),
+                                        Duration.ofSeconds(120));
+                                b.call(BullMq.op("fill").put("n", n).put("delay", 0), timeout());
+                                Redis.Snapshot before = Redis.snapshot(stats);
+                                JsonNode r = b.call(
+                                        BullMq.op("drain").put("n", n).put("concurrency", DRAIN_CONCURRENCY),
+                                        Duration.ofSeconds(180));
+                                Redis.Snapshot after = Redis.snapshot(stats);
+                                got = new double[] {
+                                    n / r.get("seconds").asDouble(),
+                                    after.commandsPer(before, n),
+                                    after.cpuMicrosPer(before, n)
+                                };
+                            }
+                        } else {
+                            try (QueueSide q = QueueSide.open(side, redis, "q-drain-" + side)) {
+                                drainOnce(q, warm, null);
+                                got = drainOnce(q, n, stats);
+                            }
+                        }
                     }
-                } else {
-                    try (QueueSide q = QueueSide.open(side, redis, "q-drain-" + side)) {
-                        drainOnce(q, warm, null);
-                        got = drainOnce(q, n, stats);
-                    }
-                }
-            }
-            results.add(id, side, got[0]);
-            results.add(id + ".commands", side, got[1]);
-            results.add(id + ".redisCpu", side, got[2]);
-            Progress.line("%-36s %-22s %10s jobs/s, %.2f commands/job", id, side + " r" + round, Report.number(got[0]), got[1]);
-        });
+                    results.add(id, side, got[0]);
+                    results.add(id + ".commands", side, got[1]);
+                    results.add(id + ".redisCpu", side, got[2]);
+                    Progress.line(
+                            "%-36s %-22s %10s jobs/s, %.2f commands/job",
+                            id, side + " r" + round, Report.number(got[0]), got[1]);
+                });
         results.note(
                 id,
                 "method",
                 n + " due jobs are stored first (a warm-up drain of " + warm + " before); the figure is n ÷ the time"
                         + " from the consumers' start to the last job handled; " + DRAIN_CONCURRENCY
                         + " consumers, empty handler; " + settings.rounds() + " round(s), side order shuffled");
-        results.note(id, Sides.DEFERLOCK, "`DelayQueueWorker`, concurrency 8, defaults: claimed with a visibility deadline, acked");
-        results.note(id, Sides.REDISSON, "8 threads `take()` on the destination `RBlockingQueue` (no ack: a crash loses the job)");
+        results.note(
+                id,
+                Sides.DEFERLOCK,
+                "`DelayQueueWorker`, concurrency 8, defaults: claimed with a visibility deadline, acked");
+        results.note(
+                id,
+                Sides.REDISSON,
+                "8 threads `take()` on the destination `RBlockingQueue` (no ack: a crash loses the job)");
         results.note(id, Sides.REDISSON_TUNED, "8 threads `poll(32)`, `take()` when empty; tuned client");
         results.note(id, Sides.BULLMQ, "`new Worker(queue, async () => {}, {concurrency: 8})`, completion included");
         results.note(id, Sides.SEED, "8 threads ZRANGEBYSCORE LIMIT 0 1 + ZREM, sleep 500 ms when empty");
@@ -238,24 +287,37 @@ final class QueueRuns {
     void lateness() {
         for (int rate : Metrics.DUE_RATES) {
             String p = "queue.lateness." + rate + ".";
-            Rounds.run(p + "*", settings.rounds(), sides(Sides.CONSUMING, p + "p50", p + "p99", p + "max", p + "early"), (side, round) -> {
-                redis.flushAll();
-                Lateness l = side.equals(Sides.BULLMQ) ? bullmqLateness(rate) : javaLateness(side, rate);
-                boolean sat = l.saturated();
-                results.add(p + "p50", side, l.percentileMillis(50), sat);
-                results.add(p + "p99", side, l.percentileMillis(99), sat);
-                results.add(p + "max", side, l.percentileMillis(100), sat);
-                results.add(p + "early", side, l.early(), sat);
-                Progress.line("%-36s %-22s p50 %s p99 %s max %s ms, handled %d of %d at %s/s%s", p + "*", side + " r" + round,
-                        Report.number(l.percentileMillis(50)), Report.number(l.percentileMillis(99)),
-                        Report.number(l.percentileMillis(100)), l.micros().length, l.jobs(), Report.number(l.handledRate()),
-                        sat ? " SATURATED" : "");
-            });
+            Rounds.run(
+                    p + "*",
+                    settings.rounds(),
+                    sides(Sides.CONSUMING, p + "p50", p + "p99", p + "max", p + "early"),
+                    (side, round) -> {
+                        redis.flushAll();
+                        Lateness l = side.equals(Sides.BULLMQ) ? bullmqLateness(rate) : javaLateness(side, rate);
+                        boolean sat = l.saturated();
+                        results.add(p + "p50", side, l.percentileMillis(50), sat);
+                        results.add(p + "p99", side, l.percentileMillis(99), sat);
+                        results.add(p + "max", side, l.percentileMillis(100), sat);
+                        results.add(p + "early", side, l.early(), sat);
+                        Progress.line(
+                                "%-36s %-22s p50 %s p99 %s max %s ms, handled %d of %d at %s/s%s",
+                                p + "*",
+                                side + " r" + round,
+                                Report.number(l.percentileMillis(50)),
+                                Report.number(l.percentileMillis(99)),
+                                Report.number(l.percentileMillis(100)),
+                                l.micros().length,
+                                l.jobs(),
+                                Report.number(l.handledRate()),
+                                sat ? " SATURATED" : "");
+                    });
             results.note(
                     p + "p99",
                     "method",
-                    "jobs fall due at " + rate + "/s for " + settings.latenessWindow().toMillis() + " ms; a producer adds"
-                            + " each job about " + settings.latenessDelay().toMillis() + " ms before its due time (in 50 ms"
+                    "jobs fall due at " + rate + "/s for "
+                            + settings.latenessWindow().toMillis() + " ms; a producer adds"
+                            + " each job about " + settings.latenessDelay().toMillis()
+                            + " ms before its due time (in 50 ms"
                             + " ticks, each job with its own delay) while " + LATENESS_CONSUMERS + " consumers run;"
                             + " the due time is written into the payload from the client's clock and the handler reads"
                             + " the same clock at its start; a run that handled fewer jobs than fell due, or at under 90%"
@@ -302,7 +364,8 @@ final class QueueRuns {
                     }
                     Thread.sleep(50);
                 }
-                long deadline = System.nanoTime() + settings.latenessDelay().plusSeconds(3).toNanos();
+                long deadline = System.nanoTime()
+                        + settings.latenessDelay().plusSeconds(3).toNanos();
                 while (handled.get() < n && System.nanoTime() < deadline) {
                     Thread.sleep(20);
                 }
@@ -311,7 +374,12 @@ final class QueueRuns {
             }
             int got = (int) Math.min(n, handled.get());
             double span = (last.get() - t0) / 1e6;
-            return new Lateness(Arrays.copyOf(late, got), n, early.get(), span <= 0 ? 0 : got / Math.max(span, n / (double) rate), rate);
+            return new Lateness(
+                    Arrays.copyOf(late, got),
+                    n,
+                    early.get(),
+                    span <= 0 ? 0 : got / Math.max(span, n / (double) rate),
+                    rate);
         }
     }
 
@@ -332,7 +400,12 @@ final class QueueRuns {
             }
             long n = r.get("n").asLong();
             double span = (r.get("lastHandled").asDouble() - r.get("firstDue").asDouble()) / 1e6;
-            return new Lateness(late, n, r.get("early").asLong(), span <= 0 ? 0 : late.length / Math.max(span, n / (double) rate), rate);
+            return new Lateness(
+                    late,
+                    n,
+                    r.get("early").asLong(),
+                    span <= 0 ? 0 : late.length / Math.max(span, n / (double) rate),
+                    rate);
         }
     }
 
@@ -361,14 +434,17 @@ final class QueueRuns {
             }
             results.add(client, side, got[0]);
             results.add(server, side, got[1]);
-            Progress.line("%-36s %-22s client-sent %.2f/s, server-executed %.2f/s", "queue.idle", side + " r" + round, got[0], got[1]);
+            Progress.line(
+                    "%-36s %-22s client-sent %.2f/s, server-executed %.2f/s",
+                    "queue.idle", side + " r" + round, got[0], got[1]);
         });
         results.note(
                 client,
                 "method",
                 "one consumer (concurrency 1) on an empty queue; after 1 s to settle, MONITOR counts the commands"
                         + " clients send (lines from scripts and the harness's own INFO excluded) and INFO commandstats"
-                        + " the commands the server executes (inside scripts included) over " + settings.idleWindow().toSeconds()
+                        + " the commands the server executes (inside scripts included) over "
+                        + settings.idleWindow().toSeconds()
                         + " s; Redisson's consumer is `take()` (its natural idle loop: one blocking BLPOP), BullMQ's a"
                         + " default `Worker`");
     }
@@ -445,8 +521,11 @@ final class QueueRuns {
             results.add(id, side, per);
             Progress.figure(id, side + " r" + round, per, "bytes/job");
         });
-        results.note(id, "method", n + " jobs with a 1 h delay and a 100-byte payload; INFO used_memory after − before ÷ n"
-                + " (one job added before the first reading, so the queue's fixed keys are not counted)");
+        results.note(
+                id,
+                "method",
+                n + " jobs with a 1 h delay and a 100-byte payload; INFO used_memory after − before ÷ n"
+                        + " (one job added before the first reading, so the queue's fixed keys are not counted)");
     }
 
     /** {@code queue.openloop.*}: fixed-rate adds at 25/50/75 % of the slower side's 8-thread maximum. */
@@ -457,8 +536,15 @@ final class QueueRuns {
                 AtomicLong count = new AtomicLong();
                 AtomicLong seq = new AtomicLong();
                 long[] window = new long[2];
-                LockRuns.runThreads(LockRuns.THREADS, settings.warmup(), settings.measure(),
-                        i -> q.add(QueueSide.payload(seq.incrementAndGet(), 0), FAR), count, window, () -> {}, () -> {});
+                LockRuns.runThreads(
+                        LockRuns.THREADS,
+                        settings.warmup(),
+                        settings.measure(),
+                        i -> q.add(QueueSide.payload(seq.incrementAndGet(), 0), FAR),
+                        count,
+                        window,
+                        () -> {},
+                        () -> {});
                 double m = count.get() / ((window[1] - window[0]) / 1e9);
                 max.put(side, m);
                 Progress.figure("queue.openloop (max)", side, m, "jobs/s, 8 threads closed loop");
@@ -467,8 +553,13 @@ final class QueueRuns {
             }
             redis.flushAll();
         }
-        double slowest = max.values().stream().mapToDouble(Double::doubleValue).min().orElseThrow();
-        String slowSide = max.entrySet().stream().filter(e -> e.getValue() == slowest).findFirst().orElseThrow().getKey();
+        double slowest =
+                max.values().stream().mapToDouble(Double::doubleValue).min().orElseThrow();
+        String slowSide = max.entrySet().stream()
+                .filter(e -> e.getValue() == slowest)
+                .findFirst()
+                .orElseThrow()
+                .getKey();
         for (int load : Metrics.LOADS) {
             double rate = slowest * load / 100.0;
             String p = "queue.openloop." + load + ".";
@@ -476,18 +567,27 @@ final class QueueRuns {
                 redis.flushAll();
                 try (QueueSide q = QueueSide.open(side, redis, "q-open-" + side)) {
                     AtomicLong seq = new AtomicLong();
-                    OpenLoop.Result r = OpenLoop.run(rate, LockRuns.THREADS, settings.warmup(), settings.openLoop(), i -> {
-                        q.add(QueueSide.payload(seq.incrementAndGet(), 0), FAR);
-                        return null;
-                    });
+                    OpenLoop.Result r =
+                            OpenLoop.run(rate, LockRuns.THREADS, settings.warmup(), settings.openLoop(), i -> {
+                                q.add(QueueSide.payload(seq.incrementAndGet(), 0), FAR);
+                                return null;
+                            });
                     OpenLoop.publish(results, p, side, round, r);
                 }
             });
-            results.note(p + "p99", "method", String.format(java.util.Locale.ROOT,
-                    "offered %.0f adds/s (%d%% of %s's %s jobs/s, the slowest side's 8-thread closed-loop maximum"
-                            + " measured just before) to every side; %d worker threads; latency from the intended start"
-                            + " to the add's answer; HdrHistogram",
-                    rate, load, slowSide, Report.number(slowest), LockRuns.THREADS));
+            results.note(
+                    p + "p99",
+                    "method",
+                    String.format(
+                            java.util.Locale.ROOT,
+                            "offered %.0f adds/s (%d%% of %s's %s jobs/s, the slowest side's 8-thread closed-loop maximum"
+                                    + " measured just before) to every side; %d worker threads; latency from the intended start"
+                                    + " to the add's answer; HdrHistogram",
+                            rate,
+                            load,
+                            slowSide,
+                            Report.number(slowest),
+                            LockRuns.THREADS));
         }
     }
 }

@@ -156,7 +156,9 @@ interface QueueSide extends AutoCloseable {
                 Thread t = new Thread(() -> {
                     while (!stop.get()) {
                         List<String> due = client.zrange(
-                                key, ZRangeParams.zrangeByScoreParams(0, System.currentTimeMillis()).limit(0, 1));
+                                key,
+                                ZRangeParams.zrangeByScoreParams(0, System.currentTimeMillis())
+                                        .limit(0, 1));
                         if (due.isEmpty()) {
                             try {
                                 Thread.sleep(SEED_SLEEP_MILLIS);

@@ -100,15 +100,31 @@ final class Report {
                         + " `benchmarks/results.json`.\n\n");
         md.append("| | |\n|---|---|\n");
         for (String[] f : new String[][] {
-            {"date", "date"}, {"mode", "mode"}, {"rounds per side", "rounds"}, {"JDK", "jdk"}, {"Redis", "redis"},
-            {"Redis from", "redisWhere"}, {"Redisson", "redisson"}, {"BullMQ", "bullmq"}, {"cores", "cores"},
-            {"CPU", "cpu"}, {"OS", "os"}, {"note", "note"}, {"only", "only"}, {"duration (s)", "seconds"}
+            {"date", "date"},
+            {"mode", "mode"},
+            {"rounds per side", "rounds"},
+            {"JDK", "jdk"},
+            {"Redis", "redis"},
+            {"Redis from", "redisWhere"},
+            {"Redisson", "redisson"},
+            {"BullMQ", "bullmq"},
+            {"cores", "cores"},
+            {"CPU", "cpu"},
+            {"OS", "os"},
+            {"note", "note"},
+            {"only", "only"},
+            {"duration (s)", "seconds"}
         }) {
             if (run.hasNonNull(f[1])) {
-                md.append("| ").append(f[0]).append(" | ").append(run.get(f[1]).asText()).append(" |\n");
+                md.append("| ")
+                        .append(f[0])
+                        .append(" | ")
+                        .append(run.get(f[1]).asText())
+                        .append(" |\n");
             }
         }
-        md.append("\n### Noise record\n\n| | load average (1 min) | CPU steal | `redis-benchmark -c 1 PING` round trip |\n");
+        md.append(
+                "\n### Noise record\n\n| | load average (1 min) | CPU steal | `redis-benchmark -c 1 PING` round trip |\n");
         md.append("|---|--:|--:|--:|\n");
         for (String[] w : new String[][] {{"start", "noiseStart"}, {"end", "noiseEnd"}}) {
             JsonNode n = run.path(w[1]);
@@ -139,11 +155,21 @@ final class Report {
         for (Metric m : Metrics.ALL) {
             for (Metric.Target t : m.targets()) {
                 Verdict.Judgement j = Verdict.judge(m, t, results);
-                md.append("| `").append(m.id()).append("` | ").append(t.describe(m)).append(" | ");
+                md.append("| `")
+                        .append(m.id())
+                        .append("` | ")
+                        .append(t.describe(m))
+                        .append(" | ");
                 md.append(figure(results.side(m.id(), Sides.DEFERLOCK))).append(" | ");
-                md.append(t.peer() == null ? "–" : figure(results.side(m.id(), t.peer()))).append(" | ");
-                md.append(t.peer() == null || Double.isNaN(j.median()) ? "–" : range(j)).append(" | ");
-                md.append(j.verdict() == Verdict.MET ? "met" : "**" + j.verdict().label() + "**").append(" |\n");
+                md.append(t.peer() == null ? "–" : figure(results.side(m.id(), t.peer())))
+                        .append(" | ");
+                md.append(t.peer() == null || Double.isNaN(j.median()) ? "–" : range(j))
+                        .append(" | ");
+                md.append(
+                                j.verdict() == Verdict.MET
+                                        ? "met"
+                                        : "**" + j.verdict().label() + "**")
+                        .append(" |\n");
             }
         }
 
@@ -154,7 +180,11 @@ final class Report {
                 md.append("\n## ").append(groupTitle(group)).append('\n');
             }
             md.append("\n### `").append(m.id()).append("`\n\n");
-            md.append(m.description()).append(". Unit: ").append(m.unit()).append(", ").append(m.better());
+            md.append(m.description())
+                    .append(". Unit: ")
+                    .append(m.unit())
+                    .append(", ")
+                    .append(m.better());
             md.append(" is better.\n\n| side | median (min–max) | rounds | deferlock ÷ side |\n|---|--:|--:|--:|\n");
             Map<String, Results.Side> sides = results.sides(m.id());
             Results.Side ours = sides.get(Sides.DEFERLOCK);
@@ -168,15 +198,19 @@ final class Report {
                 md.append(s == null ? 0 : s.stat().rounds()).append(" | ");
                 md.append(ratio(ours, s, side)).append(" |\n");
             }
-            missing.forEach((side, why) -> md.append("\n").append(side).append(": ").append(why).append('\n'));
+            missing.forEach((side, why) ->
+                    md.append("\n").append(side).append(": ").append(why).append('\n'));
             results.notes(m.id()).entrySet().stream()
                     .sorted(Map.Entry.comparingByKey())
-                    .forEach(e -> md.append("\n- ").append(e.getKey()).append(": ").append(e.getValue()));
+                    .forEach(e ->
+                            md.append("\n- ").append(e.getKey()).append(": ").append(e.getValue()));
             if (!results.notes(m.id()).isEmpty()) {
                 md.append('\n');
             }
         }
-        md.append("\n## What limits the figures\n\n").append(fill(resource("limits.md"), results).trim()).append('\n');
+        md.append("\n## What limits the figures\n\n")
+                .append(fill(template("limits.md"), results).trim())
+                .append('\n');
         md.append("\n## Sides\n\n").append(resource("sides.md").trim()).append('\n');
         md.append("\n## Method\n\n").append(resource("method.md").trim()).append('\n');
         return md.toString();
@@ -217,7 +251,9 @@ final class Report {
     /**
      * Fills {@code {{...}}} placeholders from the run: {@code {{id|side}}} the median, {@code {{id|side|min}}}
      * or {@code max} the spread, {@code {{rtt:id}}} 1,000,000 ÷ the redis-benchmark median (µs per call at -c 1),
-     * {@code {{ratio:idA|sideA|idB|sideB}}} the ratio of two medians. An unknown figure renders as n/a.
+     * {@code {{ratio:idA|sideA|idB|sideB}}} the ratio of two medians, {@code {{inv:id|side}}} 1,000,000 ÷ the
+     * median (µs per operation → operations per second), {@code {{serial:idA|sideA|idB|sideB}}} the rate of the
+     * two operations one after the other, 1 ÷ (1/a + 1/b). An unknown figure renders as n/a.
      */
     static String fill(String template, Results results) {
         Matcher m = PLACEHOLDER.matcher(template);
@@ -239,6 +275,14 @@ final class Report {
                 String[] p = spec.substring(6).split("\\|");
                 return String.format(Locale.ROOT, "%.2f", results.median(p[0], p[1]) / results.median(p[2], p[3]));
             }
+            if (spec.startsWith("inv:")) {
+                String[] p = spec.substring(4).split("\\|");
+                return number(1e6 / results.median(p[0], p[1]));
+            }
+            if (spec.startsWith("serial:")) {
+                String[] p = spec.substring(7).split("\\|");
+                return number(1 / (1 / results.median(p[0], p[1]) + 1 / results.median(p[2], p[3])));
+            }
             String[] p = spec.split("\\|");
             Results.Side s = results.side(p[0], p[1]);
             if (s == null || s.stat().rounds() == 0) {
@@ -249,6 +293,11 @@ final class Report {
         } catch (RuntimeException e) {
             return "n/a";
         }
+    }
+
+    /** A resource without its {@code <!-- -->} comments. */
+    static String template(String name) {
+        return resource(name).replaceAll("(?s)<!--.*?-->\\s*", "");
     }
 
     static String resource(String name) {
@@ -267,10 +316,12 @@ final class Report {
             String spec = m.group(1);
             if (spec.startsWith("rtt:")) {
                 ids.add(spec.substring(4));
-            } else if (spec.startsWith("ratio:")) {
-                String[] p = spec.substring(6).split("\\|");
+            } else if (spec.startsWith("ratio:") || spec.startsWith("serial:")) {
+                String[] p = spec.substring(spec.indexOf(':') + 1).split("\\|");
                 ids.add(p[0]);
                 ids.add(p[2]);
+            } else if (spec.startsWith("inv:")) {
+                ids.add(spec.substring(4).split("\\|")[0]);
             } else {
                 ids.add(spec.split("\\|")[0]);
             }

@@ -41,7 +41,10 @@ final class Results {
     /** Median, min, max and the number of rounds of a side's values. */
     record Stat(double median, double min, double max, int rounds) {
         static Stat of(List<Double> values) {
-            double[] v = values.stream().mapToDouble(Double::doubleValue).filter(x -> !Double.isNaN(x)).toArray();
+            double[] v = values.stream()
+                    .mapToDouble(Double::doubleValue)
+                    .filter(x -> !Double.isNaN(x))
+                    .toArray();
             if (v.length == 0) {
                 return new Stat(Double.NaN, Double.NaN, Double.NaN, 0);
             }
@@ -123,7 +126,9 @@ final class Results {
                     sn.putNull("min");
                     sn.putNull("max");
                     sn.put("rounds", 0);
-                    sn.put("unavailable", s == null ? "not measured" : s.unavailable() == null ? "no value" : s.unavailable());
+                    sn.put(
+                            "unavailable",
+                            s == null ? "not measured" : s.unavailable() == null ? "no value" : s.unavailable());
                     continue;
                 }
                 Stat st = s.stat();
@@ -209,7 +214,8 @@ final class Results {
                 for (Map.Entry<String, JsonNode> s : e.getValue().path("sides").properties()) {
                     JsonNode sn = s.getValue();
                     if (sn.hasNonNull("unavailable")) {
-                        r.unavailable(e.getKey(), s.getKey(), sn.get("unavailable").asText());
+                        r.unavailable(
+                                e.getKey(), s.getKey(), sn.get("unavailable").asText());
                         continue;
                     }
                     boolean sat = sn.path("saturated").asBoolean(false);
@@ -217,7 +223,11 @@ final class Results {
                         r.add(e.getKey(), s.getKey(), v.isNumber() ? v.asDouble() : Double.NaN, sat);
                     }
                 }
-                e.getValue().path("notes").properties().forEach(x -> r.note(e.getKey(), x.getKey(), x.getValue().asText()));
+                e.getValue()
+                        .path("notes")
+                        .properties()
+                        .forEach(
+                                x -> r.note(e.getKey(), x.getKey(), x.getValue().asText()));
             }
         } catch (IOException ex) {
             throw new UncheckedIOException("cannot read " + file, ex);

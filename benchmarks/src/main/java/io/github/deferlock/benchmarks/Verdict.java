@@ -49,9 +49,7 @@ enum Verdict {
             if (Double.isNaN(median)) {
                 return verdict.label();
             }
-            String range = min == max
-                    ? fmt(median)
-                    : fmt(median) + " (" + fmt(min) + "–" + fmt(max) + ")";
+            String range = min == max ? fmt(median) : fmt(median) + " (" + fmt(min) + "–" + fmt(max) + ")";
             return verdict.label() + ": " + range;
         }
 
