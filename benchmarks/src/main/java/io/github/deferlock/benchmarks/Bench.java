@@ -118,6 +118,10 @@ public final class Bench {
             BullMq.dir = out.resolve("benchmarks/node");
         }
         if (renderOnly) {
+            if (!Results.isCurrentSchema(json)) {
+                throw new IllegalArgumentException(
+                        json + " is not of schema " + Results.SCHEMA + "; run the benchmarks");
+            }
             Report.write(md, Results.read(json));
             Progress.line("wrote %s from %s", md.normalize(), json.normalize());
             return 0;

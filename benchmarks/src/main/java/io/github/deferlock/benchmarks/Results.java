@@ -193,6 +193,16 @@ final class Results {
         }
     }
 
+    /** Whether {@code file} exists and is of this schema. */
+    static boolean isCurrentSchema(Path file) {
+        try {
+            return Files.exists(file)
+                    && JSON.readTree(file.toFile()).path("schema").asInt() == SCHEMA;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
     /** Loads a results.json of schema 2 (for {@code --only} and {@code --render-only}). */
     static Results read(Path file) {
         Results r = new Results();

@@ -15,7 +15,7 @@ import java.util.Locale;
  *   <li><b>inconclusive</b>: the spread straddles the target;
  *   <li><b>saturated</b>: a round of either side handled or served less than was offered, so its latency is
  *       backlog and gets no verdict;
- *   <li><b>not measured</b>: a side has no figure.
+ *   <li><b>not measured</b>: a side has no figure (or a peer's figure is 0, so no ratio exists).
  * </ul>
  */
 enum Verdict {
@@ -79,7 +79,7 @@ enum Verdict {
             median = ours.stat().median() / peer.stat().median();
         }
         Results.Stat st = Results.Stat.of(values);
-        if (st.rounds() == 0) {
+        if (st.rounds() == 0 || Double.isInfinite(st.max()) || Double.isInfinite(st.min()) || Double.isNaN(median)) {
             return new Judgement(NOT_MEASURED, Double.NaN, Double.NaN, Double.NaN);
         }
         if (saturated) {
