@@ -24,7 +24,8 @@ import org.HdrHistogram.Histogram;
  *   <li>{@code OPEN <side>}: opens the side, answers {@code READY};
  *   <li>{@code GO <key> <start epoch ms> <warm-up ms> <measure ms>}: one thread contends for the key from the
  *       start time, answers {@code RESULT <acquisitions> <hold ns> <holds> <waits: compressed histogram,
- *       base64>} and closes the side;
+ *       base64>};
+ *   <li>{@code CLOSE}: closes the side, answers {@code CLOSED};
  *   <li>{@code EXIT}.
  * </ul>
  *
@@ -59,9 +60,14 @@ public final class ContendedWorker {
                         ByteBuffer buf = ByteBuffer.allocate(c.waits().getNeededByteBufferCapacity());
                         int n = c.waits().encodeIntoCompressedByteBuffer(buf);
                         String waits = Base64.getEncoder().encodeToString(java.util.Arrays.copyOf(buf.array(), n));
-                        side.close();
-                        side = null;
                         out.println("RESULT " + c.total() + " " + c.holdNanos() + " " + c.holds() + " " + waits);
+                    }
+                    case "CLOSE" -> {
+                        if (side != null) {
+                            side.close();
+                            side = null;
+                        }
+                        out.println("CLOSED");
                     }
                     case "EXIT" -> {
                         out.flush();
@@ -142,15 +148,29 @@ public final class ContendedWorker {
             }
         }
 
-        /** Runs one window on the first {@code n} children. */
-        LockRuns.Contention run(int n, String side, String key, Duration warmup, Duration measure)
-                throws IOException, InterruptedException, DataFormatException {
-            for (int i = 0; i < n; i++) {
+        /** Opens {@code side} in every child. */
+        void open(String side) throws IOException, InterruptedException {
+            for (int i = 0; i < children.size(); i++) {
                 send(i, "OPEN " + side);
             }
-            for (int i = 0; i < n; i++) {
+            for (int i = 0; i < children.size(); i++) {
                 await(i, "READY", Duration.ofSeconds(120));
             }
+        }
+
+        /** Closes the open side in every child. */
+        void closeSide() throws IOException, InterruptedException {
+            for (int i = 0; i < children.size(); i++) {
+                send(i, "CLOSE");
+            }
+            for (int i = 0; i < children.size(); i++) {
+                await(i, "CLOSED", Duration.ofSeconds(60));
+            }
+        }
+
+        /** Runs one window on the first {@code n} children, with the side {@link #open}ed. */
+        LockRuns.Contention run(int n, String key, Duration warmup, Duration measure)
+                throws IOException, InterruptedException, DataFormatException {
             long startAt = System.currentTimeMillis() + 300;
             for (int i = 0; i < n; i++) {
                 send(i, "GO " + key + " " + startAt + " " + warmup.toMillis() + " " + measure.toMillis());

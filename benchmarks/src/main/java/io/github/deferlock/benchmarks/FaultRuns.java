@@ -32,75 +32,71 @@ final class FaultRuns {
         String lost = "queue.fault.lost";
         int n = settings.faultJobs();
         Duration vis = settings.visibility();
-        Rounds.run("queue.fault", settings.rounds(), List.of(Sides.DEFERLOCK), (side, round) -> {
+        Rounds.run("queue.fault", settings.rounds(), List.of(Sides.DEFERLOCK, Sides.REDISSON), (side, round) -> {
             redis.flushAll();
             String name = "q-fault-" + round;
             try (RedisClient client = redis.jedis()) {
                 DelayQueue<String> q = DelayQueue.builder(client, name, String.class)
                         .visibilityTimeout(vis)
                         .build();
-                List<String> jobs = new ArrayList<>();
-                for (int i = 0; i < n; i++) {
-                    jobs.add(QueueSide.payload(i, 0));
-                }
-                q.enqueueAll(jobs, Duration.ZERO);
-                Set<String> inFlight = ConcurrentHashMap.newKeySet();
-                long killedAt;
-                try (JvmProcess child = JvmProcess.start(
-                        FaultWorker.class,
-                        List.of("-Xmx256m", "-D" + Bench.LOG_LEVEL + "=warn"),
-                        redis.uri(),
-                        name,
-                        String.valueOf(vis.toMillis()))) {
-                    int want = Math.min(n, 8);
-                    long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-                    while (System.nanoTime() < deadline) {
-                        inFlight.clear();
-                        child.output().stream()
-                                .filter(l -> l.startsWith("GOT "))
-                                .forEach(l -> inFlight.add(l.substring(4)));
-                        if (inFlight.size() >= want) {
-                            break;
+                org.redisson.api.RedissonClient redisson = side.equals(Sides.REDISSON) ? redis.redisson() : null;
+                try {
+                    List<String> jobs = new ArrayList<>();
+                    for (int i = 0; i < n; i++) {
+                        jobs.add(QueueSide.payload(i, 0));
+                    }
+                    if (redisson == null) {
+                        q.enqueueAll(jobs, Duration.ZERO);
+                    } else {
+                        redisson.<String>getBlockingQueue(name).addAll(jobs);
+                    }
+                    Set<String> inFlight = ConcurrentHashMap.newKeySet();
+                    long killedAt = killWithJobsInFlight(name, side, n, inFlight);
+                    Map<String, Long> redelivered = new ConcurrentHashMap<>();
+                    java.util.function.Consumer<String> handler =
+                            p -> redelivered.putIfAbsent(p.substring(0, p.indexOf(':')), System.nanoTime() - killedAt);
+                    AutoCloseable worker;
+                    if (redisson == null) {
+                        DelayQueueWorker<String> w = DelayQueueWorker.builder(q, job -> handler.accept(job.payload()))
+                                .concurrency(8)
+                                .build()
+                                .start();
+                        worker = () -> w.close(Duration.ofSeconds(5));
+                    } else {
+                        worker = new QueueSide.Redisson(redisson, name, false).consume(8, handler);
+                    }
+                    long deadline = System.nanoTime()
+                            + vis.multipliedBy(3).plusSeconds(10).toNanos();
+                    try {
+                        while (redelivered.size() < n && System.nanoTime() < deadline) {
+                            Thread.sleep(10);
                         }
-                        Thread.sleep(20);
+                    } finally {
+                        worker.close();
                     }
-                    if (inFlight.size() < want) {
-                        throw new IllegalStateException(
-                                "the worker JVM handled " + inFlight.size() + " jobs: " + child.output());
+                    long[] lats = inFlight.stream()
+                            .filter(redelivered::containsKey)
+                            .mapToLong(redelivered::get)
+                            .sorted()
+                            .toArray();
+                    double p99 = lats.length == 0
+                            ? Double.NaN
+                            : lats[Math.max(0, (int) Math.ceil(0.99 * lats.length) - 1)] / 1e6;
+                    int missing = n - redelivered.size();
+                    if (Double.isNaN(p99)) {
+                        results.unavailable(lat, side, "no job in flight at the kill was handled again");
+                    } else {
+                        results.add(lat, side, p99);
                     }
-                    child.kill();
-                    killedAt = System.nanoTime();
+                    results.add(lost, side, missing);
+                    Progress.line(
+                            "%-36s %-22s %d in flight at the kill, redelivered p99 %s ms after it, %d lost",
+                            "queue.fault", side + " r" + round, inFlight.size(), Report.number(p99), missing);
+                } finally {
+                    if (redisson != null) {
+                        redisson.shutdown(0, 2, java.util.concurrent.TimeUnit.SECONDS);
+                    }
                 }
-                Map<String, Long> redelivered = new ConcurrentHashMap<>();
-                AtomicInteger runs = new AtomicInteger();
-                DelayQueueWorker<String> w = DelayQueueWorker.builder(q, job -> {
-                            runs.incrementAndGet();
-                            String p = job.payload();
-                            redelivered.putIfAbsent(p.substring(0, p.indexOf(':')), System.nanoTime() - killedAt);
-                        })
-                        .concurrency(8)
-                        .build()
-                        .start();
-                long deadline =
-                        System.nanoTime() + vis.multipliedBy(3).plusSeconds(10).toNanos();
-                while (redelivered.size() < n && System.nanoTime() < deadline) {
-                    Thread.sleep(10);
-                }
-                w.close(Duration.ofSeconds(5));
-                long[] lats = inFlight.stream()
-                        .filter(redelivered::containsKey)
-                        .mapToLong(redelivered::get)
-                        .sorted()
-                        .toArray();
-                double p99 = lats.length == 0
-                        ? Double.NaN
-                        : lats[Math.max(0, (int) Math.ceil(0.99 * lats.length) - 1)] / 1e6;
-                int missing = n - redelivered.size();
-                results.add(lat, side, p99);
-                results.add(lost, side, missing);
-                Progress.line(
-                        "%-36s %-22s %d in flight at the kill, redelivered p99 %s ms after it, %d lost",
-                        "queue.fault", side + " r" + round, inFlight.size(), Report.number(p99), missing);
             }
         });
         results.note(
@@ -109,7 +105,37 @@ final class FaultRuns {
                 n + " due jobs; a worker JVM (concurrency 8, visibility timeout " + vis.toMillis()
                         + " ms) takes them, its handler blocks; once 8 handlers run it is SIGKILLed and a fresh worker in the"
                         + " harness starts; the figure is the p99 over the jobs that were in a handler of the killed JVM of kill"
-                        + " → handler start in the fresh worker (bounded below by the visibility timeout)");
+                        + " → handler start in the fresh worker (bounded below by the visibility timeout). redisson: the same"
+                        + " with the jobs in an `RBlockingQueue` taken by 8 `take()` threads (no ack: a job taken is gone)");
+    }
+
+    /** Starts a worker JVM of {@code side}, waits until 8 of its handlers hold jobs, SIGKILLs it; returns when. */
+    private long killWithJobsInFlight(String name, String side, int n, Set<String> inFlight)
+            throws InterruptedException {
+        try (JvmProcess child = JvmProcess.start(
+                FaultWorker.class,
+                List.of("-Xmx256m", "-D" + Bench.LOG_LEVEL + "=warn"),
+                redis.uri(),
+                name,
+                String.valueOf(settings.visibility().toMillis()),
+                side)) {
+            int want = Math.min(n, 8);
+            long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+            while (System.nanoTime() < deadline) {
+                inFlight.clear();
+                child.output().stream().filter(l -> l.startsWith("GOT ")).forEach(l -> inFlight.add(l.substring(4)));
+                if (inFlight.size() >= want) {
+                    break;
+                }
+                Thread.sleep(20);
+            }
+            if (inFlight.size() < want) {
+                throw new IllegalStateException(
+                        "the worker JVM handled " + inFlight.size() + " jobs: " + child.output());
+            }
+            child.kill();
+            return System.nanoTime();
+        }
     }
 
     /** One job whose handler takes 10 × the visibility timeout, two workers: how often does it run? */

@@ -272,22 +272,30 @@ final class LockRuns {
     void contendedJvms() throws Exception {
         int max = Metrics.JVMS.stream().mapToInt(Integer::intValue).max().orElse(2);
         try (ContendedWorker.Pool pool = ContendedWorker.Pool.start(max, redis)) {
-            for (int n : Metrics.JVMS) {
-                String p = "lock.contended." + n + "jvm.";
-                Rounds.run(p + "*", settings.rounds(), Sides.CONTENDED, (side, round) -> {
-                    Contention c = pool.run(n, side, LockSide.freshKey("cn"), settings.warmup(), settings.contended());
-                    publish(p, side, round, c);
-                });
-                results.note(
-                        p + "throughput",
-                        "method",
-                        n + " child JVMs × 1 thread lock one key, `Thread.sleep(1)` while holding; every child opens "
-                                + "the side, then all start the window together (a shared start time); "
-                                + settings.rounds() + " round(s) of "
-                                + settings.contended().toMillis()
-                                + " ms per side, side order shuffled each round; Jain index over the processes'"
-                                + " acquisitions");
-            }
+            Rounds.run("lock.contended.Njvm.*", settings.rounds(), Sides.CONTENDED, (side, round) -> {
+                pool.open(side);
+                try {
+                    for (int n : Metrics.JVMS) {
+                        Contention c = pool.run(n, LockSide.freshKey("cn"), settings.warmup(), settings.contended());
+                        publish("lock.contended." + n + "jvm.", side, round, c);
+                    }
+                } finally {
+                    pool.closeSide();
+                }
+            });
+        }
+        for (int n : Metrics.JVMS) {
+            results.note(
+                    "lock.contended." + n + "jvm.throughput",
+                    "method",
+                    n + " child JVMs × 1 thread lock one key, `Thread.sleep(1)` while holding; " + max + " child JVMs"
+                            + " start once; each round opens a side in all of them (order shuffled each round) and"
+                            + " runs N = " + Metrics.JVMS + " in turn on the first N, all starting the window together"
+                            + " (a shared start time) after "
+                            + settings.warmup().toMillis() + " ms warm-up; "
+                            + settings.rounds() + " round(s) of "
+                            + settings.contended().toMillis()
+                            + " ms; Jain index over the processes' acquisitions");
         }
     }
 

@@ -154,12 +154,12 @@ final class Metrics {
                 "queue.fault.redeliveryMs",
                 "ms",
                 "after SIGKILL of a worker JVM holding jobs: kill to redelivered handler start, p99",
-                List.of(DEFERLOCK)));
+                List.of(DEFERLOCK, REDISSON)));
         m.add(lower(
                 "queue.fault.lost",
                 "jobs",
                 "jobs in flight at the SIGKILL never handled again",
-                List.of(DEFERLOCK),
+                List.of(DEFERLOCK, REDISSON),
                 absolute(0)));
         m.add(lower(
                 "queue.slowHandler.runs",

@@ -413,7 +413,7 @@ final class QueueRuns {
     void idle() {
         String client = "queue.idle.clientCommandsPerSec";
         String server = "queue.idle.serverCommandsPerSec";
-        Rounds.run("queue.idle", settings.rounds(), sides(Sides.CONSUMING, client, server), (side, round) -> {
+        Rounds.run("queue.idle", settings.idleRounds(), sides(Sides.CONSUMING, client, server), (side, round) -> {
             redis.flushAll();
             double[] got;
             if (side.equals(Sides.BULLMQ)) {
@@ -444,8 +444,8 @@ final class QueueRuns {
                 "one consumer (concurrency 1) on an empty queue; after 1 s to settle, MONITOR counts the commands"
                         + " clients send (lines from scripts and the harness's own INFO excluded) and INFO commandstats"
                         + " the commands the server executes (inside scripts included) over "
-                        + settings.idleWindow().toSeconds()
-                        + " s; Redisson's consumer is `take()` (its natural idle loop: one blocking BLPOP), BullMQ's a"
+                        + settings.idleWindow().toMillis() + " ms per round, " + settings.idleRounds()
+                        + " round(s); Redisson's consumer is `take()` (its natural idle loop: one blocking BLPOP), BullMQ's a"
                         + " default `Worker`");
     }
 

@@ -121,14 +121,16 @@ final class Results {
             for (String side : order(m, got)) {
                 Side s = got.get(side);
                 ObjectNode sn = out.putObject(side);
-                if (s == null || s.unavailable() != null || s.values().isEmpty()) {
+                if (s == null || s.unavailable() != null || s.stat().rounds() == 0) {
                     sn.putNull("median");
                     sn.putNull("min");
                     sn.putNull("max");
                     sn.put("rounds", 0);
                     sn.put(
                             "unavailable",
-                            s == null ? "not measured" : s.unavailable() == null ? "no value" : s.unavailable());
+                            s == null
+                                    ? "not measured"
+                                    : s.unavailable() == null ? "no value in any round" : s.unavailable());
                     continue;
                 }
                 Stat st = s.stat();
