@@ -6,6 +6,11 @@
 //   {"op":"drain","n":1000,"concurrency":8}           -> {"seconds":s}             Worker until n completed
 //   {"op":"lateness","jobs":[[dueMicros,...]],...}    -> see lateness() below
 //   {"op":"idleStart"} / {"op":"idleStop"}            -> {"ok":true}               one idle Worker
+//   {"op":"faultHold","lockMs":2000}                  -> {"ok":true}, then {"got":seq} per job taken; the
+//                                                        handlers never finish (the harness SIGKILLs us)
+//   {"op":"collect","n":50,"lockMs":2000,"ms":9000}   -> {"handled":{seq:epochMicros}} jobs handled in ms
+//   {"op":"slow","lockMs":500,"handlerMs":5000}       -> {"runs":k} runs of one slow job, two Workers
+// lockMs sets both lockDuration and stalledInterval: BullMQ's counterpart of a visibility timeout.
 //   {"op":"close"}
 // Usage: node bullmq-bench.mjs <host> <port> <queue name>. Payloads are 100-character strings, like the
 // Java sides; jobs are added with removeOnComplete/removeOnFail so finished jobs leave Redis (as deferlock's
@@ -112,6 +117,47 @@ async function lateness({ rate, ms, delayMs, concurrency, graceMs }) {
   return { n, handled: late.length, early, firstDue: t0, lastHandled, lateMicros: late };
 }
 
+const faultOpts = (lockMs, concurrency) => ({ connection, concurrency, lockDuration: lockMs, stalledInterval: lockMs });
+
+async function faultHold({ lockMs }) {
+  const w = new Worker(name, async (job) => {
+    process.stdout.write(JSON.stringify({ got: job.data.split(':')[0] }) + '\n');
+    await new Promise(() => {});
+  }, faultOpts(lockMs, 8));
+  await w.waitUntilReady();
+  return { ok: true };
+}
+
+async function collect({ n, lockMs, ms }) {
+  const handled = {};
+  let count = 0;
+  const w = new Worker(name, async (job) => {
+    const seq = job.data.split(':')[0];
+    if (!(seq in handled)) { handled[seq] = nowMicros(); count++; }
+  }, faultOpts(lockMs, 8));
+  const deadline = Date.now() + ms;
+  while (count < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  await w.close();
+  return { handled };
+}
+
+async function slow({ lockMs, handlerMs }) {
+  let runs = 0;
+  let stop = false;
+  const handler = async () => {
+    runs++;
+    const end = Date.now() + handlerMs;
+    while (!stop && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+  };
+  const workers = [new Worker(name, handler, faultOpts(lockMs, 1)), new Worker(name, handler, faultOpts(lockMs, 1))];
+  await Promise.all(workers.map((w) => w.waitUntilReady()));
+  await queue.add('slow', payload(0, 0), opts);
+  await new Promise((r) => setTimeout(r, handlerMs + 2 * lockMs + 500));
+  stop = true;
+  await Promise.all(workers.map((w) => w.close()));
+  return { runs };
+}
+
 async function handle(req) {
   switch (req.op) {
     case 'addFor': return addFor(req);
@@ -119,6 +165,9 @@ async function handle(req) {
     case 'fill': return fill(req);
     case 'drain': return drain(req);
     case 'lateness': return lateness(req);
+    case 'faultHold': return faultHold(req);
+    case 'collect': return collect(req);
+    case 'slow': return slow(req);
     case 'idleStart':
       idle = new Worker(name, async () => {}, { connection, concurrency: 1 });
       await idle.waitUntilReady();

@@ -114,6 +114,18 @@ final class BullMq implements AutoCloseable {
         return answer;
     }
 
+    /** The next line the process printed on its own (e.g. {@code {"got": seq}}), or null after the timeout. */
+    JsonNode next(Duration timeout) throws IOException, InterruptedException {
+        String l = lines.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        return l == null ? null : Results.JSON.readTree(l);
+    }
+
+    /** SIGKILL: the process dies at once, its jobs stay in flight. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(10, TimeUnit.SECONDS);
+    }
+
     static ObjectNode op(String name) {
         return Results.JSON.createObjectNode().put("op", name);
     }

@@ -153,19 +153,19 @@ final class Metrics {
         m.add(lower(
                 "queue.fault.redeliveryMs",
                 "ms",
-                "after SIGKILL of a worker JVM holding jobs: kill to redelivered handler start, p99",
-                List.of(DEFERLOCK, REDISSON)));
+                "after SIGKILL of a worker process holding jobs: kill to redelivered handler start, p99",
+                List.of(DEFERLOCK, REDISSON, BULLMQ)));
         m.add(lower(
                 "queue.fault.lost",
                 "jobs",
                 "jobs in flight at the SIGKILL never handled again",
-                List.of(DEFERLOCK, REDISSON),
+                List.of(DEFERLOCK, REDISSON, BULLMQ),
                 absolute(0)));
         m.add(lower(
                 "queue.slowHandler.runs",
                 "runs",
                 "runs of one job whose handler takes 10 × the visibility timeout",
-                List.of(DEFERLOCK),
+                List.of(DEFERLOCK, BULLMQ),
                 absolute(1)));
         m.add(higher(
                 "conflict.defer.goodputRatio",
