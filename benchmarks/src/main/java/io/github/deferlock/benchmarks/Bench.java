@@ -181,7 +181,7 @@ public final class Bench {
             Noise.sample(redis, run.putObject("noiseStart"));
             Progress.line("noise at start: %s", run.get("noiseStart"));
             boolean ok = true;
-            for (Group g : groups(redis, settings, fresh)) {
+            for (Group g : groups(redis, settings, fresh, prefix == null ? null : Results.read(json))) {
                 if (prefix != null && !g.prefix().startsWith(prefix) && !prefix.startsWith(g.prefix())) {
                     continue;
                 }
@@ -230,8 +230,9 @@ public final class Bench {
         }
     }
 
-    private static List<Group> groups(Redis redis, Settings s, Results r) {
+    private static List<Group> groups(Redis redis, Settings s, Results r, Results prior) {
         LockRuns lock = new LockRuns(redis, s, r);
+        lock.prior = prior;
         QueueRuns queue = new QueueRuns(redis, s, r);
         FaultRuns fault = new FaultRuns(redis, s, r);
         ConflictRuns conflict = new ConflictRuns(redis, s, r);

@@ -20,6 +20,9 @@ final class LockRuns {
     private final Settings settings;
     private final Results results;
 
+    /** The results.json of an earlier run, for {@code --only lock.openloop} (sizes the load from its t8). */
+    Results prior;
+
     LockRuns(Redis redis, Settings settings, Results results) {
         this.redis = redis;
         this.settings = settings;
@@ -304,6 +307,9 @@ final class LockRuns {
         Map<String, Double> max = new LinkedHashMap<>();
         for (String side : Sides.OPEN_LOCKS) {
             double m = results.median("lock.uncontended.t8", side);
+            if (Double.isNaN(m) && prior != null) {
+                m = prior.median("lock.uncontended.t8", side);
+            }
             if (!Double.isNaN(m)) {
                 max.put(side, m);
             }
