@@ -492,31 +492,12 @@ final class QueueRuns {
         int n = settings.memoryJobs();
         Rounds.run(id, settings.rounds(), sides(Sides.QUEUES, id), (side, round) -> {
             redis.flushAll();
-            long before;
-            long after;
-            if (side.equals(Sides.BULLMQ)) {
-                try (BullMq b = BullMq.start(redis, "bq-mem")) {
-                    b.call(BullMq.op("fill").put("n", 1).put("delay", FAR), timeout());
-                    before = redis.usedMemory();
-                    b.call(BullMq.op("fill").put("n", n).put("delay", FAR), Duration.ofSeconds(180));
-                    after = redis.usedMemory();
-                }
-            } else {
-                try (QueueSide q = QueueSide.open(side, redis, "q-mem-" + side)) {
-                    q.add(QueueSide.payload(0, 0), FAR);
-                    before = redis.usedMemory();
-                    AtomicLong seq = new AtomicLong(1);
-                    for (int from = 0; from < n; from += CHUNK) {
-                        int k = Math.min(CHUNK, n - from);
-                        List<String> jobs = new ArrayList<>(k);
-                        for (int i = 0; i < k; i++) {
-                            jobs.add(QueueSide.payload(seq.getAndIncrement(), 0));
-                        }
-                        q.addBulk(jobs, java.util.Collections.nCopies(k, FAR));
-                    }
-                    after = redis.usedMemory();
-                }
-            }
+            // One job first (scripts loaded, the queue's fixed keys created), then n more; each reading once
+            // the side's clients are closed, so their connection buffers are not counted.
+            fillAndClose(side, 1, 0);
+            long before = redis.usedMemory();
+            fillAndClose(side, n, 1);
+            long after = redis.usedMemory();
             double per = (after - before) / (double) n;
             results.add(id, side, per);
             Progress.figure(id, side + " r" + round, per, "bytes/job");
@@ -524,8 +505,31 @@ final class QueueRuns {
         results.note(
                 id,
                 "method",
-                n + " jobs with a 1 h delay and a 100-byte payload; INFO used_memory after − before ÷ n"
-                        + " (one job added before the first reading, so the queue's fixed keys are not counted)");
+                n + " jobs with a 1 h delay and a 100-byte payload; INFO used_memory after − before ÷ n; the side"
+                        + " adds one job and closes its clients, the first reading; then adds n and closes, the second"
+                        + " (loaded scripts, fixed keys and connection buffers not counted)");
+    }
+
+    /** Opens the side, adds n jobs with a 1 h delay (payload numbers from {@code first}), closes it. */
+    private void fillAndClose(String side, int n, long first) throws Exception {
+        if (side.equals(Sides.BULLMQ)) {
+            try (BullMq b = BullMq.start(redis, "bq-mem")) {
+                b.call(BullMq.op("fill").put("n", n).put("delay", FAR), Duration.ofSeconds(180));
+            }
+        } else {
+            try (QueueSide q = QueueSide.open(side, redis, "q-mem-" + side)) {
+                AtomicLong seq = new AtomicLong(first * 1_000_000_000L);
+                for (int from = 0; from < n; from += CHUNK) {
+                    int k = Math.min(CHUNK, n - from);
+                    List<String> jobs = new ArrayList<>(k);
+                    for (int i = 0; i < k; i++) {
+                        jobs.add(QueueSide.payload(seq.getAndIncrement(), 0));
+                    }
+                    q.addBulk(jobs, java.util.Collections.nCopies(k, FAR));
+                }
+            }
+        }
+        Thread.sleep(200);
     }
 
     /** {@code queue.openloop.*}: fixed-rate adds at 25/50/75 % of the slower side's 8-thread maximum. */
