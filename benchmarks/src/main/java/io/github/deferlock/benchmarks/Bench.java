@@ -187,12 +187,28 @@ public final class Bench {
                 }
                 Progress.line("== %s", g.name());
                 redis.flushAll();
+                Rounds.takeFailures();
+                String groupError = null;
                 try {
                     g.task().run();
                 } catch (Exception | AssertionError e) {
                     ok = false;
+                    groupError = "failed: " + e;
                     Progress.line("!! %s failed: %s", g.name(), e);
                     e.printStackTrace();
+                }
+                java.util.Map<String, String> failed = Rounds.takeFailures();
+                for (Metric m : Metrics.ALL) {
+                    if (!m.id().startsWith(g.prefix())) {
+                        continue;
+                    }
+                    for (String side : m.sides()) {
+                        Results.Side got = fresh.side(m.id(), side);
+                        String why = failed.getOrDefault(side, groupError);
+                        if (why != null && (got == null || got.values().isEmpty())) {
+                            fresh.unavailable(m.id(), side, why.replace('\n', ' '));
+                        }
+                    }
                 }
             }
             Noise.sample(redis, run.putObject("noiseEnd"));

@@ -17,10 +17,20 @@ final class Rounds {
         void run(String side, int round) throws Exception;
     }
 
+    /** Side → error of the sides that failed since the last {@link #takeFailures()} (for the report). */
+    private static final java.util.Map<String, String> FAILURES = new java.util.concurrent.ConcurrentHashMap<>();
+
     /** One generator per run, seeded from the clock; the orders are printed. */
     private static final Random SHUFFLE = new Random();
 
     private Rounds() {}
+
+    /** The sides that failed since the last call, with their error; clears them. */
+    static java.util.Map<String, String> takeFailures() {
+        java.util.Map<String, String> out = new java.util.HashMap<>(FAILURES);
+        FAILURES.clear();
+        return out;
+    }
 
     /** Returns the sides that failed, with their error. */
     static List<String> run(String what, int rounds, List<String> sides, SideRun run) {
@@ -41,6 +51,7 @@ final class Rounds {
                 } catch (Exception | AssertionError e) {
                     Progress.line("!! %s %s failed: %s", what, side, e);
                     failed.add(side + ": " + e);
+                    FAILURES.put(side, "failed: " + e);
                 }
             }
         }
