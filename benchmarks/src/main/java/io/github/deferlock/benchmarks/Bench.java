@@ -1,5 +1,6 @@
 package io.github.deferlock.benchmarks;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.deferlock.testing.RedisServer;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -12,25 +13,27 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Runs the side-by-side benchmarks of issue 6 and writes {@code benchmarks/results.json} and {@code
+ * Runs the side-by-side benchmarks of issue 19 and writes {@code benchmarks/results.json} and {@code
  * docs/benchmarks.md}.
  *
  * <pre>
- * ./bench [--quick] [--redis redis://host:port] [--only PREFIX] [--out DIR] [--note TEXT] [--render-only]
+ * ./bench [--quick | --smoke] [--rounds N] [--redis redis://host:port] [--only PREFIX] [--out DIR]
+ *         [--note TEXT] [--render-only]
  * </pre>
  *
  * <ul>
- *   <li>{@code --quick}: the same metric ids, shorter runs (under three minutes);
+ *   <li>{@code --quick}: the same metric ids, one short round (under three minutes);
+ *   <li>{@code --smoke}: the same ids in about a minute, to prove the harness works (figures mean nothing);
+ *   <li>{@code --rounds}: override the rounds per side (full mode: 5);
  *   <li>{@code --redis}: use that server instead of starting a fresh local redis-server (it is flushed);
- *   <li>{@code --only}: run only the metric ids starting with PREFIX; the others keep the figures of the
- *       results.json already in {@code --out};
+ *   <li>{@code --only}: run only the groups with a metric id starting with PREFIX; the other ids keep the
+ *       figures of the results.json already in {@code --out};
  *   <li>{@code --out}: the project root the two files are written under (default: the working directory);
  *   <li>{@code --note}: a remark on the machine, printed in the report's header;
- *   <li>{@code --render-only}: rewrite docs/benchmarks.md from the results.json of the last run (e.g. after
- *       editing the explanations in {@code limits.md}), measuring nothing.
+ *   <li>{@code --render-only}: rewrite docs/benchmarks.md from results.json, measuring nothing.
  * </ul>
  *
- * Progress goes to stderr, one line per figure.
+ * Progress goes to stderr, one line per side and round.
  */
 public final class Bench {
 
@@ -52,24 +55,21 @@ public final class Bench {
     }
 
     /** A group of metric ids measured together. */
-    private record Group(String name, List<String> ids, Task task) {}
+    private record Group(String name, String prefix, Task task) {}
 
     @FunctionalInterface
     private interface Task {
         void run() throws Exception;
     }
 
-    /**
-     * Runs the benchmarks and returns the exit status: 0 when every group ran, 1 when one failed (its ids are
-     * written with a null figure).
-     */
-    static int run(String[] args) {
+    /** Runs the benchmarks and returns the exit status: 0 when every group ran, 1 when one failed. */
+    static int run(String[] args) throws IllegalArgumentException {
         if (System.getProperty(LOG_LEVEL) == null) {
             System.setProperty(LOG_LEVEL, "warn");
         }
-        // Redisson logs an ERROR each time an RDelayedQueue is created (deprecated); the report says so once.
         System.setProperty("org.slf4j.simpleLogger.log.org.redisson.Redisson", "off");
         Settings settings = Settings.full();
+        Integer rounds = null;
         String redisUri = null;
         String only = null;
         String note = null;
@@ -78,25 +78,51 @@ public final class Bench {
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--quick" -> settings = Settings.quick();
-                case "--tiny" -> settings = Settings.tiny();
+                case "--smoke", "--tiny" -> settings = Settings.smoke();
+                case "--rounds" -> rounds = Integer.parseInt(value(args, ++i, "--rounds"));
                 case "--redis" -> redisUri = value(args, ++i, "--redis");
                 case "--only" -> only = value(args, ++i, "--only");
                 case "--out" -> out = Path.of(value(args, ++i, "--out"));
                 case "--note" -> note = value(args, ++i, "--note");
                 case "--render-only" -> renderOnly = true;
                 case "-h", "--help" -> {
-                    System.err.println("usage: ./bench [--quick] [--redis redis://host:port] [--only PREFIX]"
-                            + " [--out DIR] [--note TEXT] [--render-only]");
+                    System.err.println("usage: ./bench [--quick | --smoke] [--rounds N] [--redis redis://host:port]"
+                            + " [--only PREFIX] [--out DIR] [--note TEXT] [--render-only]");
                     return 0;
                 }
                 default -> throw new IllegalArgumentException("unknown argument " + args[i] + " (try --help)");
             }
         }
+        if (rounds != null) {
+            Settings s = settings;
+            settings = new Settings(
+                    s.mode(),
+                    rounds,
+                    s.warmup(),
+                    s.measure(),
+                    s.contended(),
+                    s.openLoop(),
+                    s.drainJobs(),
+                    s.latenessWindow(),
+                    s.latenessDelay(),
+                    s.idleWindow(),
+                    s.memoryJobs(),
+                    s.faultJobs(),
+                    s.visibility(),
+                    s.conflictWindow(),
+                    s.benchmarkRequests());
+        }
         Path json = out.resolve("benchmarks/results.json");
         Path md = out.resolve("docs/benchmarks.md");
-        Path context = out.resolve("benchmarks/target/last-run-context.json");
+        if (Files.isDirectory(out.resolve("benchmarks/node"))) {
+            BullMq.dir = out.resolve("benchmarks/node");
+        }
         if (renderOnly) {
-            Report.write(md, Report.Context.load(context), Results.read(json));
+            if (!Results.isCurrentSchema(json)) {
+                throw new IllegalArgumentException(
+                        json + " is not of schema " + Results.SCHEMA + "; run the benchmarks");
+            }
+            Report.write(md, Results.read(json));
             Progress.line("wrote %s from %s", md.normalize(), json.normalize());
             return 0;
         }
@@ -104,7 +130,6 @@ public final class Bench {
         if (prefix != null && Metrics.ALL.stream().noneMatch(m -> m.id().startsWith(prefix))) {
             throw new IllegalArgumentException("no metric id starts with " + prefix);
         }
-        String date = ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'"));
         RedisServer server = null;
         Redis redis;
         String where;
@@ -116,56 +141,104 @@ public final class Bench {
             redis = Redis.parse(redisUri);
             where = "the server given with `--redis` (flushed before each group)";
         }
+        long started = System.nanoTime();
         try {
             redis.flushAll();
-            String version = redis.info("server", "redis_version");
-            Progress.line(
-                    "deferlock benchmarks (%s) against Redis %s at %s, %d cores",
-                    settings.mode(), version, redis.uri(), Runtime.getRuntime().availableProcessors());
             Results fresh = new Results();
+            ObjectNode run = fresh.run();
+            run.put(
+                    "date",
+                    ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'")));
+            run.put("mode", settings.mode());
+            run.put("rounds", settings.rounds());
+            run.put("jdk", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
+            run.put("redis", redis.info("server", "redis_version"));
+            run.put("redisWhere", where);
+            run.put("cores", Runtime.getRuntime().availableProcessors());
+            run.put("cpu", cpuModel());
+            run.put(
+                    "os",
+                    System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
+                            + System.getProperty("os.arch"));
+            run.put(
+                    "redisson",
+                    java.util.Objects.requireNonNullElse(
+                            org.redisson.Redisson.class.getPackage().getImplementationVersion(), "see pom.xml"));
+            run.put("bullmq", BullMq.unavailable() == null ? BullMq.version() : BullMq.unavailable());
+            if (note != null) {
+                run.put("note", note);
+            }
+            if (prefix != null) {
+                run.put("only", prefix);
+            }
+            Progress.line(
+                    "deferlock benchmarks v2 (%s, %d round(s)) against Redis %s at %s, %d cores",
+                    settings.mode(),
+                    settings.rounds(),
+                    run.get("redis").asText(),
+                    redis.uri(),
+                    Runtime.getRuntime().availableProcessors());
+            Noise.sample(redis, run.putObject("noiseStart"));
+            Progress.line("noise at start: %s", run.get("noiseStart"));
             boolean ok = true;
-            for (Group g : groups(redis, settings, fresh)) {
-                if (prefix != null && g.ids().stream().noneMatch(id -> id.startsWith(prefix))) {
+            for (Group g : groups(redis, settings, fresh, prefix == null ? null : Results.read(json))) {
+                if (prefix != null && !g.prefix().startsWith(prefix) && !prefix.startsWith(g.prefix())) {
                     continue;
                 }
                 Progress.line("== %s", g.name());
                 redis.flushAll();
+                Rounds.takeFailures();
+                String groupError = null;
                 try {
                     g.task().run();
                 } catch (Exception | AssertionError e) {
                     ok = false;
+                    groupError = "failed: " + e;
                     Progress.line("!! %s failed: %s", g.name(), e);
                     e.printStackTrace();
-                    for (String id : g.ids()) {
-                        fresh.note(id, "error", String.valueOf(e));
+                }
+                java.util.Map<String, String> failed = Rounds.takeFailures();
+                for (Metric m : Metrics.ALL) {
+                    if (!m.id().startsWith(g.prefix())) {
+                        continue;
+                    }
+                    for (String side : m.sides()) {
+                        Results.Side got = fresh.side(m.id(), side);
+                        String why = failed.getOrDefault(side, groupError);
+                        if (why != null && (got == null || got.values().isEmpty())) {
+                            fresh.unavailable(m.id(), side, why.replace('\n', ' '));
+                        }
                     }
                 }
+            }
+            Noise.sample(redis, run.putObject("noiseEnd"));
+            Progress.line("noise at end: %s", run.get("noiseEnd"));
+            run.put("seconds", Math.round((System.nanoTime() - started) / 1e9));
+            String noisy = Noise.verdict(
+                    (ObjectNode) run.get("noiseStart"),
+                    (ObjectNode) run.get("noiseEnd"),
+                    Runtime.getRuntime().availableProcessors());
+            if (noisy != null) {
+                run.put("noisy", noisy);
+                Progress.line("WARNING: the machine was noisy (%s); treat every figure with care", noisy);
             }
             Results all = prefix == null ? new Results() : Results.read(json);
             all.overlay(fresh);
             all.write(json);
-            Report.Context ctx = new Report.Context(
-                    date,
-                    settings.mode(),
-                    System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"),
-                    version,
-                    where,
-                    Runtime.getRuntime().availableProcessors(),
-                    cpuModel(),
-                    System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
-                            + System.getProperty("os.arch"),
-                    note,
-                    prefix);
-            Report.write(md, ctx, all);
-            ctx.save(context);
-            Progress.line("wrote %s and %s", json.normalize(), md.normalize());
+            Report.write(md, all);
+            Progress.line(
+                    "wrote %s and %s in %d s",
+                    json.normalize(), md.normalize(), run.get("seconds").asLong());
             for (Metric m : Metrics.ALL) {
-                String v = Report.verdict(m, all.get(m.id()));
-                if (!v.equals("met") && !v.equals("reported")) {
-                    Progress.line("%-36s %s", m.id(), v.replace("**", ""));
+                Verdict v = Verdict.overall(m, all);
+                if (v != Verdict.MET && v != Verdict.REPORTED) {
+                    Progress.line("%-40s %s", m.id(), v.label());
                 }
             }
             return ok ? 0 : 1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 1;
         } finally {
             if (server != null) {
                 server.close();
@@ -173,34 +246,32 @@ public final class Bench {
         }
     }
 
-    private static List<Group> groups(Redis redis, Settings s, Results r) {
-        LockBenchmarks lock = new LockBenchmarks(redis, s, r);
-        QueueBenchmarks queue = new QueueBenchmarks(redis, s, r);
-        ConflictBenchmarks conflict = new ConflictBenchmarks(redis, s, r);
+    private static List<Group> groups(Redis redis, Settings s, Results r, Results prior) {
+        LockRuns lock = new LockRuns(redis, s, r);
+        lock.prior = prior;
+        QueueRuns queue = new QueueRuns(redis, s, r);
+        FaultRuns fault = new FaultRuns(redis, s, r);
+        ConflictRuns conflict = new ConflictRuns(redis, s, r);
         List<Group> g = new ArrayList<>();
-        g.add(new Group("uncontended lock cycle, 1 thread", List.of("lock.uncontended.t1"), () -> lock.uncontended(1)));
-        g.add(new Group(
-                "uncontended lock cycle, 8 threads", List.of("lock.uncontended.t8"), () -> lock.uncontended(8)));
-        g.add(new Group(
-                "contended lock, one JVM",
-                List.of("lock.contended.hold1ms.throughput", "lock.contended.hold1ms.p99wait"),
-                lock::contendedOneJvm));
-        g.add(new Group(
-                "contended lock, two JVMs",
-                List.of("lock.contended.2jvm.throughput", "lock.contended.2jvm.p99wait"),
-                lock::contendedTwoJvms));
-        g.add(new Group("enqueue", List.of("queue.enqueue.t1", "queue.enqueue.batch"), queue::enqueue));
-        g.add(new Group("queue drain, 8 workers", List.of("queue.throughput.t8"), queue::throughput));
-        g.add(new Group(
-                "queue lateness",
-                List.of("queue.lateness.p50", "queue.lateness.p99", "queue.lateness.max", "queue.early"),
-                queue::lateness));
-        g.add(new Group("idle worker", List.of("queue.idle.commandsPerSec"), queue::idle));
-        g.add(new Group("memory per pending job", List.of("queue.memory.bytesPerJob"), queue::memory));
-        g.add(new Group(
-                "hot-key conflict strategies",
-                List.of("conflict.defer.coldThroughputRatio", "conflict.defer.hotCompletion.p99"),
-                conflict::run));
+        g.add(new Group("physical limits (redis-benchmark)", "limits.", () -> {
+            for (int i = 1; i <= s.rounds(); i++) {
+                Limits.run(redis, s.benchmarkRequests(), r);
+            }
+        }));
+        g.add(new Group("uncontended lock, 1 thread", "lock.uncontended.t1", () -> lock.uncontended(1)));
+        g.add(new Group("uncontended lock, 8 threads", "lock.uncontended.t8", () -> lock.uncontended(8)));
+        g.add(new Group("contended lock, 1 JVM × 8 threads", "lock.contended.1jvm", lock::contendedOneJvm));
+        g.add(new Group("contended lock, N JVMs × 1 thread", "lock.contended.", lock::contendedJvms));
+        g.add(new Group("open-loop acquire", "lock.openloop.", lock::openLoop));
+        g.add(new Group("enqueue", "queue.enqueue.", queue::enqueue));
+        g.add(new Group("drain at concurrency 8", "queue.drain.", queue::drain));
+        g.add(new Group("open-loop enqueue", "queue.openloop.", queue::openLoop));
+        g.add(new Group("lateness", "queue.lateness.", queue::lateness));
+        g.add(new Group("idle cost", "queue.idle.", queue::idle));
+        g.add(new Group("memory per pending job", "queue.memory.", queue::memory));
+        g.add(new Group("SIGKILL of a worker", "queue.fault.", fault::sigkill));
+        g.add(new Group("slow handler", "queue.slowHandler.", fault::slowHandler));
+        g.add(new Group("hot-key conflict strategies", "conflict.", conflict::run));
         return g;
     }
 

@@ -2,11 +2,12 @@ package io.github.deferlock.benchmarks;
 
 import io.github.deferlock.lock.DistributedLock;
 import io.github.deferlock.lock.RedisLocks;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
 import redis.clients.jedis.RedisClient;
@@ -33,17 +34,19 @@ interface LockSide extends AutoCloseable {
     @Override
     void close();
 
-    /** The sides of {@code lock.uncontended.*}. */
-    List<String> UNCONTENDED = List.of("deferlock", "raw", "redisson");
-
-    /** Opens a side by its results.json name; "raw" means bare Jedis and "fair-jvm" a fair ReentrantLock. */
+    /** Opens a side by its results.json name (see {@link Sides}). */
     static LockSide open(String side, Redis redis) {
         return switch (side) {
-            case "deferlock" -> new Deferlock(redis);
-            case "raw" -> new BareJedis(redis, false);
-            case "seed" -> new BareJedis(redis, true);
-            case "redisson" -> new RedissonLock(redis);
-            case "fair-jvm" -> new FairJvm();
+            case Sides.DEFERLOCK -> new Deferlock(redis);
+            case Sides.RAW -> new BareJedis(redis, false);
+            case Sides.SEED -> new BareJedis(redis, true);
+            case Sides.RAW_FENCED -> new RawFenced(redis);
+            case Sides.RLOCK -> new RedissonLock(redis.redisson(), RedissonClient::getLock);
+            case Sides.RLOCK_TUNED -> new RedissonLock(redis.redissonTuned(), RedissonClient::getLock);
+            case Sides.FENCED -> new RedissonLock(redis.redisson(), RedissonClient::getFencedLock);
+            case Sides.FENCED_TUNED -> new RedissonLock(redis.redissonTuned(), RedissonClient::getFencedLock);
+            case Sides.FAIR -> new RedissonLock(redis.redisson(), RedissonClient::getFairLock);
+            case Sides.FAIR_TUNED -> new RedissonLock(redis.redissonTuned(), RedissonClient::getFairLock);
             default -> throw new IllegalArgumentException("unknown lock side " + side);
         };
     }
@@ -82,9 +85,9 @@ interface LockSide extends AutoCloseable {
     }
 
     /**
-     * Bare Jedis: {@code SET key token NX PX 30000}, released by EVALSHA compare-and-delete. As "raw" it never
-     * meets a held key (uncontended: the ceiling of a lock cycle); as "seed" it is the seed articles' spin lock:
-     * on failure it sleeps 1 ms and tries again.
+     * Bare Jedis: {@code SET key token NX PX 30000}, released by EVALSHA compare-and-delete. As "raw" it spins
+     * on a held key (uncontended it never meets one); as "seed" it is the seed articles' spin lock: on failure
+     * it sleeps 1 ms and tries again.
      */
     final class BareJedis implements LockSide {
         static final String RELEASE =
@@ -132,17 +135,72 @@ interface LockSide extends AutoCloseable {
         }
     }
 
-    /** Redisson's {@code RLock} with its defaults: {@code lock()} (watchdog, 30 s) and {@code unlock()}. */
-    final class RedissonLock implements LockSide {
-        private final RedissonClient redisson;
+    /**
+     * Bare Jedis sending deferlock's own acquire and release scripts (read from lock-core's resources, so this
+     * side follows the real scripts): the ceiling of deferlock's design, without its Java. One fencing token
+     * per acquisition, no watchdog, no local hand-off; on a held key it sleeps 1 ms and tries again.
+     */
+    final class RawFenced implements LockSide {
+        private final RedisClient client;
+        private final String acquire;
+        private final String release;
 
-        RedissonLock(Redis redis) {
-            redisson = redis.redisson();
+        RawFenced(Redis redis) {
+            client = redis.jedis();
+            acquire = client.scriptLoad(Limits.script(Limits.LOCK_SCRIPTS + "acquire.lua"));
+            release = client.scriptLoad(Limits.script(Limits.LOCK_SCRIPTS + "release.lua"));
         }
 
         @Override
         public Cycle lock(String key) {
-            RLock lock = redisson.getLock("redisson:" + key);
+            String k = "rawf:{" + key + "}";
+            List<String> keys = List.of(k, k + ":fence");
+            String lease = Long.toString(LEASE_MILLIS);
+            return new Cycle() {
+                private String token;
+
+                @Override
+                public void lock() throws InterruptedException {
+                    byte[] b = new byte[16];
+                    ThreadLocalRandom.current().nextBytes(b);
+                    String t = HexFormat.of().formatHex(b);
+                    while (true) {
+                        Object r = client.evalsha(acquire, keys, List.of(t, lease, "1", "0"));
+                        if (r instanceof List<?> l && Long.valueOf(1).equals(l.get(0))) {
+                            break;
+                        }
+                        Thread.sleep(1);
+                    }
+                    token = t;
+                }
+
+                @Override
+                public void unlock() {
+                    client.evalsha(release, List.of(k), List.of(token, k + ":released", "0"));
+                }
+            };
+        }
+
+        @Override
+        public void close() {
+            client.close();
+        }
+    }
+
+    /** A Redisson lock ({@code RLock}, {@code RFencedLock} or {@code RFairLock}): {@code lock()}/{@code unlock()}. */
+    final class RedissonLock implements LockSide {
+        private final RedissonClient redisson;
+        private final Function<RedissonClient, Function<String, ? extends RLock>> kind;
+
+        RedissonLock(
+                RedissonClient redisson, java.util.function.BiFunction<RedissonClient, String, ? extends RLock> get) {
+            this.redisson = redisson;
+            this.kind = r -> name -> get.apply(r, name);
+        }
+
+        @Override
+        public Cycle lock(String key) {
+            RLock lock = kind.apply(redisson).apply("redisson:" + key);
             return new Cycle() {
                 @Override
                 public void lock() {
@@ -160,31 +218,6 @@ interface LockSide extends AutoCloseable {
         public void close() {
             redisson.shutdown(0, 2, TimeUnit.SECONDS);
         }
-    }
-
-    /** The hold-bound limit: an in-process fair {@link ReentrantLock} per key, no Redis at all. */
-    final class FairJvm implements LockSide {
-        private final java.util.concurrent.ConcurrentHashMap<String, ReentrantLock> locks =
-                new java.util.concurrent.ConcurrentHashMap<>();
-
-        @Override
-        public Cycle lock(String key) {
-            ReentrantLock lock = locks.computeIfAbsent(key, k -> new ReentrantLock(true));
-            return new Cycle() {
-                @Override
-                public void lock() {
-                    lock.lock();
-                }
-
-                @Override
-                public void unlock() {
-                    lock.unlock();
-                }
-            };
-        }
-
-        @Override
-        public void close() {}
     }
 
     /** A fresh key per benchmark so sides and runs never share one. */

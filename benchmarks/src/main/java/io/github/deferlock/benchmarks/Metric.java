@@ -1,25 +1,27 @@
 package io.github.deferlock.benchmarks;
 
 import java.util.List;
-import java.util.Locale;
-import java.util.OptionalDouble;
 
 /**
- * One metric id of issue 6: its unit, which direction is better, and the targets it is held to.
+ * One metric id: its unit, which direction is better, the sides measured and the targets it is held to.
  *
  * @param id the key in results.json
  * @param unit the unit of every side's figure
  * @param higherIsBetter whether a larger figure is better
  * @param description what is measured, one line
+ * @param sides the sides measured, in report order
  * @param targets the targets; empty when the figure is only reported
  */
-record Metric(String id, String unit, boolean higherIsBetter, String description, List<Target> targets) {
-
-    /** The sides of a metric, in report order. */
-    static final List<String> SIDES = List.of("deferlock", "raw", "redisson", "seed");
+record Metric(
+        String id, String unit, boolean higherIsBetter, String description, List<String> sides, List<Target> targets) {
 
     String better() {
         return higherIsBetter ? "higher" : "lower";
+    }
+
+    /** The group of the id: the text before its first dot ({@code lock}, {@code queue}, ...). */
+    String group() {
+        return id.substring(0, id.indexOf('.'));
     }
 
     /**
@@ -38,31 +40,12 @@ record Metric(String id, String unit, boolean higherIsBetter, String description
             return new Target(null, bound);
         }
 
-        /** The bound deferlock's figure is compared with, or empty when the peer was not measured. */
-        OptionalDouble bound(Results.Entry entry) {
-            if (peer == null) {
-                return OptionalDouble.of(value);
-            }
-            Double p = entry.sides().get(peer);
-            return p == null ? OptionalDouble.empty() : OptionalDouble.of(p * value);
-        }
-
-        /** True when met, false when missed, null when it cannot be judged (a side is missing). */
-        Boolean met(Metric metric, Results.Entry entry) {
-            Double ours = entry.sides().get("deferlock");
-            OptionalDouble b = bound(entry);
-            if (ours == null || b.isEmpty() || ours.isNaN()) {
-                return null;
-            }
-            return metric.higherIsBetter() ? ours >= b.getAsDouble() : ours <= b.getAsDouble();
-        }
-
         String describe(Metric metric) {
             String op = metric.higherIsBetter() ? "≥" : "≤";
             if (peer == null) {
                 return op + " " + Report.number(value) + " " + metric.unit();
             }
-            return op + " " + String.format(Locale.ROOT, "%s", Report.number(value)) + " × " + peer;
+            return op + " " + Report.number(value) + " × " + peer;
         }
     }
 }

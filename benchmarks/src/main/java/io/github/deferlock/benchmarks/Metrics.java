@@ -2,80 +2,221 @@ package io.github.deferlock.benchmarks;
 
 import static io.github.deferlock.benchmarks.Metric.Target.absolute;
 import static io.github.deferlock.benchmarks.Metric.Target.ratio;
+import static io.github.deferlock.benchmarks.Sides.BULLMQ;
+import static io.github.deferlock.benchmarks.Sides.DEFERLOCK;
+import static io.github.deferlock.benchmarks.Sides.FAIR;
+import static io.github.deferlock.benchmarks.Sides.FENCED;
+import static io.github.deferlock.benchmarks.Sides.FENCED_TUNED;
+import static io.github.deferlock.benchmarks.Sides.HOLD_CEILING;
+import static io.github.deferlock.benchmarks.Sides.RAW;
+import static io.github.deferlock.benchmarks.Sides.RAW_FENCED;
+import static io.github.deferlock.benchmarks.Sides.REDISSON;
+import static io.github.deferlock.benchmarks.Sides.REDIS_BENCHMARK;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
-/** The metric ids of issue 6 and their targets; results.json holds exactly these keys. */
+/** The metric ids of issue 19 and their targets (data); results.json holds exactly these keys. */
 final class Metrics {
 
-    static final List<Metric> ALL = List.of(
-            higher(
-                    "lock.uncontended.t1",
-                    "cycles/s",
-                    "acquire+release of an own key, 1 thread (JMH)",
-                    ratio("raw", 0.95),
-                    ratio("redisson", 1.3)),
-            higher(
-                    "lock.uncontended.t8",
-                    "cycles/s",
-                    "acquire+release of an own key per thread, 8 threads (JMH)",
-                    ratio("raw", 0.8),
-                    ratio("redisson", 3)),
-            higher(
-                    "lock.contended.hold1ms.throughput",
-                    "cycles/s",
-                    "8 threads, one key, 1 ms critical section, one JVM; raw = in-process fair ReentrantLock",
-                    ratio("raw", 0.85)),
-            lower("lock.contended.hold1ms.p99wait", "ms", "p99 wait to acquire in the hold1ms workload", absolute(15)),
-            higher(
-                    "lock.contended.2jvm.throughput",
-                    "cycles/s",
-                    "2 processes × 4 threads, one key, 1 ms critical section",
-                    ratio("redisson", 1)),
-            lower(
-                    "lock.contended.2jvm.p99wait",
-                    "ms",
-                    "p99 wait to acquire in the 2-JVM workload",
-                    ratio("redisson", 0.5)),
-            higher("queue.enqueue.t1", "jobs/s", "synchronous enqueue with a delay, one thread", ratio("redisson", 3)),
-            higher("queue.enqueue.batch", "jobs/s", "pipelined batch enqueue, one thread", absolute(100_000)),
-            higher("queue.throughput.t8", "jobs/s", "drain of due jobs: claimed, handled (empty), acked; 8 workers"),
-            lower("queue.lateness.p50", "ms", "handler start minus due time, delays spread over 1–2 s, 2 workers"),
-            lower("queue.lateness.p99", "ms", "p99 of the lateness run", absolute(5)),
-            lower("queue.lateness.max", "ms", "worst lateness of the lateness run", absolute(20)),
-            lower("queue.early", "jobs", "jobs handled before their due time in the lateness run", absolute(0)),
-            lower(
-                    "queue.idle.commandsPerSec",
-                    "commands/s",
-                    "Redis commands per second of one idle worker (INFO commandstats delta)",
-                    absolute(1)),
-            lower(
-                    "queue.memory.bytesPerJob",
-                    "bytes",
-                    "INFO used_memory delta per pending job, 100-byte payload",
-                    absolute(400)),
-            higher(
-                    "conflict.defer.coldThroughputRatio",
-                    "ratio",
-                    "cold-message throughput with a 10% hot key ÷ without one; 20 ms handler, 8 threads",
-                    absolute(0.9)),
-            lower(
-                    "conflict.defer.hotCompletion.p99",
-                    "ms",
-                    "end-to-end latency of hot-key messages under DEFER (arrival to handler done)"));
+    /** The contended multi-process runs: N JVMs × 1 thread. */
+    static final List<Integer> JVMS = List.of(2, 4, 8);
+    /** Open-loop loads, percent of the measured maximum. */
+    static final List<Integer> LOADS = List.of(25, 50, 75);
+    /** Lateness due rates, jobs/s. */
+    static final List<Integer> DUE_RATES = List.of(500, 2000);
+    /** Percentiles of an open-loop run and their id suffixes. */
+    static final List<String> PERCENTILES = List.of("p50", "p99", "p999", "max");
+
+    static final List<Metric> ALL = build();
 
     private Metrics() {}
+
+    private static List<Metric> build() {
+        List<Metric> m = new ArrayList<>();
+        for (int t : List.of(1, 8)) {
+            m.add(higher(
+                    "lock.uncontended.t" + t,
+                    "cycles/s",
+                    "acquire+release of an own key, " + t + " thread(s)",
+                    Sides.LOCKS,
+                    ratio(RAW_FENCED, 0.95),
+                    ratio(FENCED, t == 1 ? 1.5 : 3),
+                    ratio(FENCED_TUNED, 1)));
+            m.add(lower(
+                    "lock.uncontended.t" + t + ".commands",
+                    "commands/cycle",
+                    "server-executed commands per cycle (INFO commandstats delta, incl. commands inside scripts)",
+                    Sides.LOCKS));
+            m.add(lower(
+                    "lock.uncontended.t" + t + ".redisCpu",
+                    "µs/cycle",
+                    "redis-server CPU per cycle (INFO cpu used_cpu_user+sys delta)",
+                    Sides.LOCKS));
+        }
+        List<String> contended = new ArrayList<>(Sides.CONTENDED);
+        contended.add(HOLD_CEILING);
+        m.add(higher(
+                "lock.contended.1jvm8t.throughput",
+                "cycles/s",
+                "1 JVM × 8 threads, one key, 1 ms critical section",
+                contended));
+        m.add(lower("lock.contended.1jvm8t.p99wait", "ms", "p99 wait to acquire, 1 JVM × 8 threads", Sides.CONTENDED));
+        m.add(higher(
+                "lock.contended.1jvm8t.jain",
+                "index",
+                "Jain fairness index of the acquisitions across the 8 threads",
+                Sides.CONTENDED));
+        for (int n : JVMS) {
+            String p = "lock.contended." + n + "jvm.";
+            m.add(higher(
+                    p + "throughput",
+                    "cycles/s",
+                    n + " JVMs × 1 thread, one key, 1 ms critical section",
+                    contended,
+                    ratio(FAIR, 1.2)));
+            m.add(lower(
+                    p + "p99wait",
+                    "ms",
+                    "p99 wait to acquire, " + n + " JVMs × 1 thread",
+                    Sides.CONTENDED,
+                    ratio(FAIR, 0.5)));
+            m.add(higher(
+                    p + "jain",
+                    "index",
+                    "Jain fairness index of the acquisitions across the " + n + " processes",
+                    Sides.CONTENDED,
+                    absolute(0.9)));
+        }
+        openLoop(m, "lock.openloop", "acquire", Sides.OPEN_LOCKS, FENCED);
+        m.add(higher(
+                "queue.enqueue.t1",
+                "jobs/s",
+                "synchronous add with a 1 h delay, one thread (raw: a bare ZADD round trip)",
+                Sides.QUEUES,
+                ratio(RAW, 0.9),
+                ratio(BULLMQ, 1.2)));
+        m.add(lower(
+                "queue.enqueue.t1.commands",
+                "commands/job",
+                "server-executed commands per add (INFO commandstats delta)",
+                Sides.QUEUES));
+        m.add(lower("queue.enqueue.t1.redisCpu", "µs/job", "redis-server CPU per add (INFO cpu delta)", Sides.QUEUES));
+        m.add(higher(
+                "queue.enqueue.bulk",
+                "jobs/s",
+                "bulk add of 1,000 jobs with a 1 h delay per call, one thread",
+                Sides.QUEUES,
+                ratio(BULLMQ, 1.5)));
+        m.add(higher(
+                "queue.drain.t8",
+                "jobs/s",
+                "drain of due jobs at concurrency 8: claimed, empty handler, acked",
+                Sides.CONSUMING,
+                ratio(BULLMQ, 2)));
+        m.add(lower(
+                "queue.drain.t8.commands",
+                "commands/job",
+                "server-executed commands per drained job (INFO commandstats delta)",
+                Sides.CONSUMING));
+        m.add(lower(
+                "queue.drain.t8.redisCpu",
+                "µs/job",
+                "redis-server CPU per drained job (INFO cpu delta)",
+                Sides.CONSUMING));
+        openLoop(m, "queue.openloop", "enqueue", Sides.OPEN_QUEUES, REDISSON);
+        for (int r : DUE_RATES) {
+            String p = "queue.lateness." + r + ".";
+            String what = "jobs falling due at " + r + "/s, 2 consumers; handler start − due time, one clock";
+            m.add(lower(p + "p50", "ms", "p50 lateness, " + what, Sides.CONSUMING));
+            m.add(lower(p + "p99", "ms", "p99 lateness, " + what, Sides.CONSUMING, absolute(5), ratio(BULLMQ, 1)));
+            m.add(lower(p + "max", "ms", "max lateness, " + what, Sides.CONSUMING));
+            m.add(lower(p + "early", "jobs", "jobs handled before their due time, " + what, Sides.CONSUMING));
+        }
+        m.add(lower(
+                "queue.idle.clientCommandsPerSec",
+                "commands/s",
+                "commands one idle consumer sends (MONITOR, commands inside scripts not counted)",
+                Sides.CONSUMING));
+        m.add(lower(
+                "queue.idle.serverCommandsPerSec",
+                "commands/s",
+                "commands the server executes for one idle consumer (INFO commandstats, incl. inside scripts)",
+                Sides.CONSUMING));
+        m.add(lower(
+                "queue.memory.bytesPerJob",
+                "bytes",
+                "INFO used_memory delta per pending job, 100-byte payload",
+                Sides.QUEUES,
+                ratio(BULLMQ, 1)));
+        m.add(lower(
+                "queue.fault.redeliveryMs",
+                "ms",
+                "after SIGKILL of a worker process holding jobs: kill to redelivered handler start, p99",
+                List.of(DEFERLOCK, REDISSON, BULLMQ)));
+        m.add(lower(
+                "queue.fault.lost",
+                "jobs",
+                "jobs in flight at the SIGKILL never handled again",
+                List.of(DEFERLOCK, REDISSON, BULLMQ),
+                absolute(0)));
+        m.add(lower(
+                "queue.slowHandler.runs",
+                "runs",
+                "runs of one job whose handler takes 10 × the visibility timeout",
+                List.of(DEFERLOCK, BULLMQ),
+                absolute(1)));
+        m.add(higher(
+                "conflict.defer.goodputRatio",
+                "ratio",
+                "messages completed inside the window (cold + hot) with a 10% hot key ÷ without; 8 threads both",
+                List.of(DEFERLOCK, "sleep-retry", "throw"),
+                absolute(0.9)));
+        m.add(lower(
+                "conflict.defer.hotBacklog",
+                "messages",
+                "hot messages arrived but not completed at the window's end",
+                List.of(DEFERLOCK, "sleep-retry", "throw")));
+        m.add(lower(
+                "conflict.defer.hotCompletion.p99",
+                "ms",
+                "arrival to handler end of hot messages (deferred ones waited for after the window)",
+                List.of(DEFERLOCK, "sleep-retry")));
+        for (Limits.Probe p : Limits.PROBES) {
+            m.add(higher(p.id(), "ops/s", p.description(), List.of(REDIS_BENCHMARK)));
+        }
+        return List.copyOf(m);
+    }
+
+    private static void openLoop(List<Metric> m, String prefix, String op, List<String> sides, String peer) {
+        for (int load : LOADS) {
+            for (String p : PERCENTILES) {
+                String id = prefix + "." + load + "." + p;
+                String d = p + " " + op + " latency from the intended start, fixed-rate arrivals at " + load
+                        + "% of the slower side's maximum (same offered rate for every side)";
+                if (load == 50 && p.equals("p99")) {
+                    m.add(lower(id, "ms", d, sides, ratio(peer, 0.5)));
+                } else {
+                    m.add(lower(id, "ms", d, sides));
+                }
+            }
+        }
+    }
 
     static Optional<Metric> byId(String id) {
         return ALL.stream().filter(m -> m.id().equals(id)).findFirst();
     }
 
-    private static Metric higher(String id, String unit, String description, Metric.Target... targets) {
-        return new Metric(id, unit, true, description, List.of(targets));
+    static Metric get(String id) {
+        return byId(id).orElseThrow(() -> new IllegalArgumentException("unknown metric id " + id));
     }
 
-    private static Metric lower(String id, String unit, String description, Metric.Target... targets) {
-        return new Metric(id, unit, false, description, List.of(targets));
+    private static Metric higher(String id, String unit, String description, List<String> sides, Metric.Target... t) {
+        return new Metric(id, unit, true, description, sides, List.of(t));
+    }
+
+    private static Metric lower(String id, String unit, String description, List<String> sides, Metric.Target... t) {
+        return new Metric(id, unit, false, description, sides, List.of(t));
     }
 }

@@ -50,6 +50,47 @@ record Redis(String host, int port) {
         return Redisson.create(config);
     }
 
+    /**
+     * Redisson tuned for this machine: netty threads sized to the cores, {@code StringCodec} (every payload
+     * here is a string), a smaller idle pool.
+     */
+    RedissonClient redissonTuned() {
+        Config config = new Config();
+        int cores = Runtime.getRuntime().availableProcessors();
+        config.setNettyThreads(Math.max(2, cores));
+        config.setThreads(Math.max(2, cores));
+        config.setCodec(org.redisson.client.codec.StringCodec.INSTANCE);
+        config.useSingleServer().setAddress(uri()).setConnectionMinimumIdleSize(Math.max(2, cores));
+        return Redisson.create(config);
+    }
+
+    /**
+     * Server-side counters at one moment: commands executed (INFO commandstats, without INFO itself) and
+     * redis-server CPU seconds (INFO cpu, user + sys).
+     *
+     * @param calls commands executed so far
+     * @param cpuSeconds CPU used so far
+     */
+    record Snapshot(long calls, double cpuSeconds) {
+        /** Commands per operation since {@code before}, minus the one INFO pair in between. */
+        double commandsPer(Snapshot before, long ops) {
+            return (calls - before.calls) / (double) Math.max(1, ops);
+        }
+
+        /** Server CPU µs per operation since {@code before}. */
+        double cpuMicrosPer(Snapshot before, long ops) {
+            return (cpuSeconds - before.cpuSeconds) * 1e6 / Math.max(1, ops);
+        }
+    }
+
+    static Snapshot snapshot(Jedis j) {
+        long calls = commandCalls(j);
+        Map<String, String> cpu = parseInfo(j.info("cpu"));
+        double s = Double.parseDouble(cpu.getOrDefault("used_cpu_user", "0"))
+                + Double.parseDouble(cpu.getOrDefault("used_cpu_sys", "0"));
+        return new Snapshot(calls, s);
+    }
+
     void flushAll() {
         try (Jedis j = connection()) {
             j.flushAll();

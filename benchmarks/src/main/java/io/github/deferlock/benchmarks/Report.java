@@ -1,5 +1,6 @@
 package io.github.deferlock.benchmarks;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -10,57 +11,15 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
-/** Writes docs/benchmarks.md from a run's {@link Results}. */
+/**
+ * Writes docs/benchmarks.md from a run's {@link Results}. Every figure in it, the explanations included,
+ * comes from results.json: {@code limits.md} is a template whose {@code {{...}}} placeholders are filled
+ * from the run (see {@link #fill}).
+ */
 final class Report {
-
-    /**
-     * The run's context for the header.
-     *
-     * @param date when the run started (UTC)
-     * @param mode full, quick or tiny
-     * @param jdk the JVM
-     * @param redisVersion the server's version
-     * @param redisWhere where the server came from
-     * @param cores available processors
-     * @param cpu the CPU model
-     * @param os the OS
-     * @param note a free note on the machine (e.g. shared with builds)
-     * @param only the --only prefix, or null
-     */
-    record Context(
-            String date,
-            String mode,
-            String jdk,
-            String redisVersion,
-            String redisWhere,
-            int cores,
-            String cpu,
-            String os,
-            String note,
-            String only) {
-
-        private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
-                new com.fasterxml.jackson.databind.ObjectMapper();
-
-        /** Saves the context next to the build output, so {@code --render-only} can redo the report. */
-        void save(Path file) {
-            try {
-                Files.createDirectories(file.toAbsolutePath().getParent());
-                JSON.writeValue(file.toFile(), this);
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot write " + file, e);
-            }
-        }
-
-        static Context load(Path file) {
-            try {
-                return JSON.readValue(file.toFile(), Context.class);
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot read " + file + " (run the benchmarks first)", e);
-            }
-        }
-    }
 
     private Report() {}
 
@@ -81,182 +40,267 @@ final class Report {
         if (a >= 10) {
             return String.format(Locale.ROOT, "%.1f", v);
         }
-        if (a == Math.rint(a)) {
-            return String.format(Locale.ROOT, "%.0f", v);
+        if (a >= 0.01) {
+            return String.format(Locale.ROOT, "%.2f", v);
         }
-        return String.format(Locale.ROOT, "%.2f", v);
+        return String.format(Locale.ROOT, "%.3f", v);
     }
 
-    static void write(Path file, Context ctx, Results results) {
+    static void write(Path file, Results results) {
         try {
             Files.createDirectories(file.toAbsolutePath().getParent());
-            Files.writeString(file, render(ctx, results), StandardCharsets.UTF_8);
+            Files.writeString(file, render(results), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + file, e);
         }
     }
 
-    static String render(Context ctx, Results results) {
+    /** A side's figure as "median (min–max)", or its reason for missing. */
+    static String figure(Results.Side s) {
+        if (s == null) {
+            return "–";
+        }
+        if (s.unavailable() != null) {
+            return "n/a";
+        }
+        Results.Stat st = s.stat();
+        if (st.rounds() == 0) {
+            return "n/a";
+        }
+        String f = number(st.median());
+        if (st.rounds() > 1 && st.min() != st.max()) {
+            f += " (" + number(st.min()) + "–" + number(st.max()) + ")";
+        }
+        return s.saturated() ? f + " *sat*" : f;
+    }
+
+    static String render(Results results) {
+        JsonNode run = results.run();
+        String mode = run.path("mode").asText("unknown");
         StringBuilder md = new StringBuilder();
         md.append("# Benchmarks\n\n");
-        md.append("Every figure below was measured in one run of `./bench")
-                .append(ctx.mode().equals("full") ? "" : " --" + ctx.mode())
-                .append("` against one fresh redis-server; each ratio compares sides measured in that same run ")
-                .append("against that same server, because absolute numbers on a shared machine drift between ")
-                .append(
-                        "runs. \"deferlock ÷ side\" is deferlock's figure divided by that side's. The machine-readable ")
-                .append("figures, with how each side was measured, are in `benchmarks/results.json`.\n\n");
+        if (!mode.equals("full")) {
+            md.append("> **This is a `")
+                    .append(mode)
+                    .append("` run**: short windows and ")
+                    .append(run.path("rounds").asInt())
+                    .append(" round(s) per side. Its figures prove the harness runs; they are not results.\n\n");
+        }
+        if (run.hasNonNull("noisy")) {
+            md.append("> **Warning: the machine was noisy during this run** (")
+                    .append(run.get("noisy").asText())
+                    .append("). Ratios measured in the same round are still comparable; absolute figures are not.\n\n");
+        }
+        md.append("Generated by `./bench")
+                .append(mode.equals("full") ? "" : " --" + mode)
+                .append("` (benchmark harness v2, issue 19). Every side is measured in the same run against the same"
+                        + " fresh redis-server, in rounds with the side order shuffled each round; a figure is the"
+                        + " median over the rounds with the min–max spread in brackets. The machine-readable figures,"
+                        + " with every round's value and how each side was measured, are in"
+                        + " `benchmarks/results.json`.\n\n");
         md.append("| | |\n|---|---|\n");
-        md.append("| date | ").append(ctx.date()).append(" |\n");
-        md.append("| mode | ").append(ctx.mode());
-        if (ctx.only() != null) {
-            md.append(" (only `").append(ctx.only()).append("`; other figures kept from an earlier run)");
-        }
-        md.append(" |\n");
-        md.append("| JDK | ").append(ctx.jdk()).append(" |\n");
-        md.append("| Redis | ")
-                .append(ctx.redisVersion())
-                .append(", ")
-                .append(ctx.redisWhere())
-                .append(" |\n");
-        md.append("| CPU | ")
-                .append(ctx.cores())
-                .append(" cores, ")
-                .append(ctx.cpu())
-                .append(" |\n");
-        md.append("| OS | ").append(ctx.os()).append(" |\n");
-        if (ctx.note() != null && !ctx.note().isBlank()) {
-            md.append("| note | ").append(ctx.note()).append(" |\n");
-        }
-        md.append("\n## Summary\n\n");
-        md.append("| metric | unit | better | deferlock | raw | redisson | seed | target | result |\n");
-        md.append("|---|---|---|--:|--:|--:|--:|---|---|\n");
-        Map<String, String> missed = new LinkedHashMap<>();
-        for (Metric m : Metrics.ALL) {
-            Results.Entry e = results.get(m.id());
-            md.append("| `").append(m.id()).append("` | ").append(m.unit()).append(" | ");
-            md.append(m.better()).append(" | ");
-            for (String side : Metric.SIDES) {
-                Double v = e.sides().get(side);
-                md.append(v == null ? "–" : number(v)).append(" | ");
-            }
-            md.append(targets(m)).append(" | ").append(verdict(m, e)).append(" |\n");
-            if (verdict(m, e).startsWith("**missed")) {
-                missed.put(m.id(), verdict(m, e));
-            }
-        }
-        md.append("\nraw = bare Jedis commands (the ceiling), except in `lock.contended.hold1ms.*` where it is an ")
-                .append("in-process fair `ReentrantLock` doing the same work (the hold-bound limit); ")
-                .append("seed = the seed articles' naive designs.\n");
-
-        md.append("\n## Per metric\n");
-        for (Metric m : Metrics.ALL) {
-            Results.Entry e = results.get(m.id());
-            md.append("\n### `").append(m.id()).append("`\n\n");
-            md.append(m.description()).append(". Unit: ").append(m.unit()).append(", ");
-            md.append(m.better()).append(" is better.\n\n");
-            md.append("| side | figure | deferlock ÷ side |\n|---|--:|--:|\n");
-            Double ours = e.sides().get("deferlock");
-            for (String side : Metric.SIDES) {
-                Double v = e.sides().get(side);
-                if (v == null) {
-                    continue;
-                }
-                String ratio = ours == null || v == 0 || side.equals("deferlock")
-                        ? "–"
-                        : String.format(Locale.ROOT, "%.2f", ours / v);
+        for (String[] f : new String[][] {
+            {"date", "date"},
+            {"mode", "mode"},
+            {"rounds per side", "rounds"},
+            {"JDK", "jdk"},
+            {"Redis", "redis"},
+            {"Redis from", "redisWhere"},
+            {"Redisson", "redisson"},
+            {"BullMQ", "bullmq"},
+            {"cores", "cores"},
+            {"CPU", "cpu"},
+            {"OS", "os"},
+            {"note", "note"},
+            {"only", "only"},
+            {"duration (s)", "seconds"}
+        }) {
+            if (run.hasNonNull(f[1])) {
                 md.append("| ")
-                        .append(side)
+                        .append(f[0])
                         .append(" | ")
-                        .append(number(v))
-                        .append(" | ")
-                        .append(ratio)
+                        .append(run.get(f[1]).asText())
                         .append(" |\n");
             }
-            e.extras().forEach((k, v) -> md.append("| ")
-                    .append(k)
+        }
+        md.append(
+                "\n### Noise record\n\n| | load average (1 min) | CPU steal | `redis-benchmark -c 1 PING` round trip |\n");
+        md.append("|---|--:|--:|--:|\n");
+        for (String[] w : new String[][] {{"start", "noiseStart"}, {"end", "noiseEnd"}}) {
+            JsonNode n = run.path(w[1]);
+            md.append("| ")
+                    .append(w[0])
                     .append(" | ")
-                    .append(number(v))
-                    .append(" | – |\n"));
-            md.append("\nTarget: ")
-                    .append(targets(m))
-                    .append(" — ")
-                    .append(verdict(m, e))
-                    .append(".\n");
-            e.notes().forEach((k, v) -> md.append("\n- ").append(k).append(": ").append(v));
-            if (!e.notes().isEmpty()) {
+                    .append(n.path("load1").asText("n/a"))
+                    .append(" | ")
+                    .append(n.path("stealPercent").asText("n/a"))
+                    .append(" % | ")
+                    .append(n.path("pingMicros").asText("n/a"))
+                    .append(" µs |\n");
+        }
+        md.append("\nThe run is flagged noisy when the load average exceeds ")
+                .append(number(Noise.LOAD_PER_CORE))
+                .append(" per core, steal exceeds ")
+                .append(number(Noise.STEAL_PERCENT))
+                .append(" % or the PING round trip exceeds ")
+                .append(number(Noise.PING_MICROS))
+                .append(" µs, at the start or the end.\n");
+
+        md.append("\n## Targets\n\n");
+        md.append("Verdicts: *met* — every round meets the target; *missed* — every round misses it; *inconclusive*"
+                + " — the spread over the rounds straddles it; *saturated* — a side served or handled less than was"
+                + " offered, so its latency is backlog and gets no verdict; *not measured* — a side has no figure."
+                + " A ratio target is judged on the per-round ratios (both sides ran in the same round).\n\n");
+        md.append("| metric | target | deferlock | peer | ratio (per round) | verdict |\n|---|---|--:|--:|--:|---|\n");
+        for (Metric m : Metrics.ALL) {
+            for (Metric.Target t : m.targets()) {
+                Verdict.Judgement j = Verdict.judge(m, t, results);
+                md.append("| `")
+                        .append(m.id())
+                        .append("` | ")
+                        .append(t.describe(m))
+                        .append(" | ");
+                md.append(figure(results.side(m.id(), Sides.DEFERLOCK))).append(" | ");
+                md.append(t.peer() == null ? "–" : figure(results.side(m.id(), t.peer())))
+                        .append(" | ");
+                md.append(t.peer() == null || Double.isNaN(j.median()) ? "–" : range(j))
+                        .append(" | ");
+                md.append(
+                                j.verdict() == Verdict.MET
+                                        ? "met"
+                                        : "**" + j.verdict().label() + "**")
+                        .append(" |\n");
+            }
+        }
+
+        String group = "";
+        for (Metric m : Metrics.ALL) {
+            if (!m.group().equals(group)) {
+                group = m.group();
+                md.append("\n## ").append(groupTitle(group)).append('\n');
+            }
+            md.append("\n### `").append(m.id()).append("`\n\n");
+            md.append(m.description())
+                    .append(". Unit: ")
+                    .append(m.unit())
+                    .append(", ")
+                    .append(m.better());
+            md.append(" is better.\n\n| side | median (min–max) | rounds | deferlock ÷ side |\n|---|--:|--:|--:|\n");
+            Map<String, Results.Side> sides = results.sides(m.id());
+            Results.Side ours = sides.get(Sides.DEFERLOCK);
+            Map<String, String> missing = new LinkedHashMap<>();
+            for (String side : m.sides()) {
+                Results.Side s = sides.get(side);
+                if (s != null && s.unavailable() != null) {
+                    missing.put(side, s.unavailable());
+                }
+                md.append("| ").append(side).append(" | ").append(figure(s)).append(" | ");
+                md.append(s == null ? 0 : s.stat().rounds()).append(" | ");
+                md.append(ratio(ours, s, side)).append(" |\n");
+            }
+            missing.forEach((side, why) ->
+                    md.append("\n").append(side).append(": ").append(why).append('\n'));
+            results.notes(m.id()).entrySet().stream()
+                    .sorted(Map.Entry.comparingByKey())
+                    .forEach(e ->
+                            md.append("\n- ").append(e.getKey()).append(": ").append(e.getValue()));
+            if (!results.notes(m.id()).isEmpty()) {
                 md.append('\n');
             }
         }
-
-        md.append("\n## Sides and settings\n\n")
-                .append(resource("sides.md").trim())
+        md.append("\n## What limits the figures\n\n")
+                .append(fill(template("limits.md"), results).trim())
                 .append('\n');
-        md.append("\n## What limits the missed figures\n\n");
-        if (missed.isEmpty()) {
-            md.append("Every target was met in this run.\n");
-        } else {
-            Map<String, String> limits = sections(resource("limits.md"));
-            for (Map.Entry<String, String> x : missed.entrySet()) {
-                md.append("### `")
-                        .append(x.getKey())
-                        .append("` (")
-                        .append(x.getValue().replace("**", ""));
-                md.append(")\n\n");
-                md.append(limits.getOrDefault(x.getKey(), "Not investigated yet.")
-                                .trim())
-                        .append("\n\n");
-            }
-        }
-        String general = sections(resource("limits.md")).get("general");
-        if (general != null) {
-            md.append("### Reading these figures\n\n").append(general.trim()).append('\n');
-        }
+        md.append("\n## Sides\n\n").append(resource("sides.md").trim()).append('\n');
+        md.append("\n## Method\n\n").append(resource("method.md").trim()).append('\n');
         return md.toString();
     }
 
-    private static String targets(Metric m) {
-        if (m.targets().isEmpty()) {
-            return "reported";
+    private static String range(Verdict.Judgement j) {
+        String r = String.format(Locale.ROOT, "%.2f", j.median());
+        if (j.min() != j.max()) {
+            r += String.format(Locale.ROOT, " (%.2f–%.2f)", j.min(), j.max());
         }
-        StringBuilder sb = new StringBuilder();
-        for (Metric.Target t : m.targets()) {
-            sb.append(sb.length() == 0 ? "" : ", ").append(t.describe(m));
-        }
-        return sb.toString();
+        return r;
     }
 
-    static String verdict(Metric m, Results.Entry e) {
-        if (m.targets().isEmpty()) {
-            return "reported";
+    private static String ratio(Results.Side ours, Results.Side s, String side) {
+        if (ours == null || s == null || side.equals(Sides.DEFERLOCK)) {
+            return "–";
         }
-        List<String> misses = new java.util.ArrayList<>();
-        boolean unknown = false;
-        for (Metric.Target t : m.targets()) {
-            Boolean met = t.met(m, e);
-            if (met == null) {
-                unknown = true;
-            } else if (!met) {
-                Double ours = e.sides().get("deferlock");
-                String got = t.peer() == null
-                        ? number(ours)
-                        : missedRatio(ours / e.sides().get(t.peer()), t.value()) + " × " + t.peer();
-                misses.add(got);
+        double a = ours.stat().median();
+        double b = s.stat().median();
+        if (Double.isNaN(a) || Double.isNaN(b) || b == 0) {
+            return "–";
+        }
+        return String.format(Locale.ROOT, "%.2f", a / b);
+    }
+
+    private static String groupTitle(String group) {
+        return switch (group) {
+            case "lock" -> "Locks";
+            case "queue" -> "Queue";
+            case "conflict" -> "Conflict strategies";
+            case "limits" -> "Physical limits (redis-benchmark, same run)";
+            default -> group;
+        };
+    }
+
+    private static final Pattern PLACEHOLDER = Pattern.compile("\\{\\{([^}]+)}}");
+
+    /**
+     * Fills {@code {{...}}} placeholders from the run: {@code {{id|side}}} the median, {@code {{id|side|min}}}
+     * or {@code max} the spread, {@code {{rtt:id}}} 1,000,000 ÷ the redis-benchmark median (µs per call at -c 1),
+     * {@code {{ratio:idA|sideA|idB|sideB}}} the ratio of two medians, {@code {{inv:id|side}}} 1,000,000 ÷ the
+     * median (µs per operation → operations per second), {@code {{serial:idA|sideA|idB|sideB}}} the rate of the
+     * two operations one after the other, 1 ÷ (1/a + 1/b). An unknown figure renders as n/a.
+     */
+    static String fill(String template, Results results) {
+        Matcher m = PLACEHOLDER.matcher(template);
+        StringBuilder out = new StringBuilder();
+        while (m.find()) {
+            m.appendReplacement(out, Matcher.quoteReplacement(value(m.group(1), results)));
+        }
+        m.appendTail(out);
+        return out.toString();
+    }
+
+    private static String value(String spec, Results results) {
+        try {
+            if (spec.startsWith("rtt:")) {
+                double rps = results.median(spec.substring(4), Sides.REDIS_BENCHMARK);
+                return number(1e6 / rps);
             }
+            if (spec.startsWith("ratio:")) {
+                String[] p = spec.substring(6).split("\\|");
+                return String.format(Locale.ROOT, "%.2f", results.median(p[0], p[1]) / results.median(p[2], p[3]));
+            }
+            if (spec.startsWith("inv:")) {
+                String[] p = spec.substring(4).split("\\|");
+                return number(1e6 / results.median(p[0], p[1]));
+            }
+            if (spec.startsWith("serial:")) {
+                String[] p = spec.substring(7).split("\\|");
+                return number(1 / (1 / results.median(p[0], p[1]) + 1 / results.median(p[2], p[3])));
+            }
+            String[] p = spec.split("\\|");
+            Results.Side s = results.side(p[0], p[1]);
+            if (s == null || s.stat().rounds() == 0) {
+                return "n/a";
+            }
+            Results.Stat st = s.stat();
+            return number(p.length > 2 ? (p[2].equals("min") ? st.min() : st.max()) : st.median());
+        } catch (RuntimeException e) {
+            return "n/a";
         }
-        if (!misses.isEmpty()) {
-            return "**missed** (" + String.join(", ", misses) + ")";
-        }
-        return unknown ? "not measured" : "met";
     }
 
-    /** A missed ratio, with a third decimal when two would round it onto the target (0.796 → "0.796"). */
-    static String missedRatio(double ratio, double target) {
-        String two = String.format(Locale.ROOT, "%.2f", ratio);
-        return Double.parseDouble(two) == target ? String.format(Locale.ROOT, "%.3f", ratio) : two;
+    /** A resource without its {@code <!-- -->} comments. */
+    static String template(String name) {
+        return resource(name).replaceAll("(?s)<!--.*?-->\\s*", "");
     }
 
-    private static String resource(String name) {
+    static String resource(String name) {
         try (InputStream in = Report.class.getResourceAsStream(name)) {
             return in == null ? "" : new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
@@ -264,25 +308,24 @@ final class Report {
         }
     }
 
-    /** Splits a markdown text at its {@code ## id} headings. */
-    static Map<String, String> sections(String text) {
-        Map<String, String> out = new LinkedHashMap<>();
-        String current = null;
-        StringBuilder body = new StringBuilder();
-        for (String line : text.split("\n", -1)) {
-            if (line.startsWith("## ")) {
-                if (current != null) {
-                    out.put(current, body.toString());
-                }
-                current = line.substring(3).trim();
-                body.setLength(0);
-            } else if (current != null) {
-                body.append(line).append('\n');
+    /** The ids whose placeholders a template uses (for the test that every placeholder names a real id). */
+    static List<String> placeholderIds(String template) {
+        List<String> ids = new java.util.ArrayList<>();
+        Matcher m = PLACEHOLDER.matcher(template);
+        while (m.find()) {
+            String spec = m.group(1);
+            if (spec.startsWith("rtt:")) {
+                ids.add(spec.substring(4));
+            } else if (spec.startsWith("ratio:") || spec.startsWith("serial:")) {
+                String[] p = spec.substring(spec.indexOf(':') + 1).split("\\|");
+                ids.add(p[0]);
+                ids.add(p[2]);
+            } else if (spec.startsWith("inv:")) {
+                ids.add(spec.substring(4).split("\\|")[0]);
+            } else {
+                ids.add(spec.split("\\|")[0]);
             }
         }
-        if (current != null) {
-            out.put(current, body.toString());
-        }
-        return out;
+        return ids;
     }
 }

@@ -3,64 +3,209 @@ package io.github.deferlock.benchmarks;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
-/** The figures of one run, keyed by metric id; written as results.json. Threadsafe (synchronized). */
+/**
+ * The figures of one run, keyed by metric id and side, one value per round; written as results.json (schema
+ * {@value #SCHEMA}). Threadsafe (synchronized).
+ */
 final class Results {
 
-    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    static final int SCHEMA = 2;
+    static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
     /**
-     * The figures of one metric.
+     * One side's figures of one metric.
      *
-     * @param sides side name → figure (deferlock, raw, redisson, seed)
-     * @param extras further figures reported beside deferlock's (e.g. other strategies)
-     * @param notes how each side was measured, for the report
+     * @param values one value per round, in round order
+     * @param saturated whether a round of this side was saturated (handled or served below the offered rate)
+     * @param unavailable why the side has no figure (e.g. npm missing), or null
      */
-    record Entry(Map<String, Double> sides, Map<String, Double> extras, Map<String, String> notes) {
-        Entry() {
-            this(new LinkedHashMap<>(), new LinkedHashMap<>(), new LinkedHashMap<>());
+    record Side(List<Double> values, boolean saturated, String unavailable) {
+
+        Stat stat() {
+            return Stat.of(values);
         }
     }
 
-    private final Map<String, Entry> entries = new LinkedHashMap<>();
-
-    synchronized void put(String id, String side, double value) {
-        requireKnown(id);
-        entries.computeIfAbsent(id, k -> new Entry()).sides().put(side, value);
-    }
-
-    synchronized void extra(String id, String name, double value) {
-        requireKnown(id);
-        entries.computeIfAbsent(id, k -> new Entry()).extras().put(name, value);
-    }
-
-    synchronized void note(String id, String side, String note) {
-        requireKnown(id);
-        entries.computeIfAbsent(id, k -> new Entry()).notes().put(side, note);
-    }
-
-    synchronized Entry get(String id) {
-        return entries.getOrDefault(id, new Entry());
-    }
-
-    synchronized boolean has(String id) {
-        return entries.containsKey(id) && entries.get(id).sides().containsKey("deferlock");
-    }
-
-    private static void requireKnown(String id) {
-        if (Metrics.byId(id).isEmpty()) {
-            throw new IllegalArgumentException("unknown metric id " + id);
+    /** Median, min, max and the number of rounds of a side's values. */
+    record Stat(double median, double min, double max, int rounds) {
+        static Stat of(List<Double> values) {
+            double[] v = values.stream()
+                    .mapToDouble(Double::doubleValue)
+                    .filter(x -> !Double.isNaN(x))
+                    .toArray();
+            if (v.length == 0) {
+                return new Stat(Double.NaN, Double.NaN, Double.NaN, 0);
+            }
+            Arrays.sort(v);
+            double median = v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+            return new Stat(median, v[0], v[v.length - 1], v.length);
         }
     }
 
-    /** Loads a results.json written earlier (for {@code --only}: the ids not rerun keep their figures). */
+    private final Map<String, Map<String, Side>> sides = new LinkedHashMap<>();
+    private final Map<String, Map<String, String>> notes = new LinkedHashMap<>();
+    private ObjectNode run = JSON.createObjectNode();
+
+    /** Adds one round's value of a side. */
+    synchronized void add(String id, String side, double value) {
+        add(id, side, value, false);
+    }
+
+    synchronized void add(String id, String side, double value, boolean saturated) {
+        Metrics.get(id);
+        Map<String, Side> m = sides.computeIfAbsent(id, k -> new LinkedHashMap<>());
+        Side s = m.getOrDefault(side, new Side(List.of(), false, null));
+        List<Double> v = new ArrayList<>(s.values());
+        v.add(value);
+        m.put(side, new Side(List.copyOf(v), s.saturated() || saturated, null));
+    }
+
+    /** Records why a side could not be measured. */
+    synchronized void unavailable(String id, String side, String why) {
+        Metrics.get(id);
+        sides.computeIfAbsent(id, k -> new LinkedHashMap<>()).put(side, new Side(List.of(), false, why));
+    }
+
+    synchronized void note(String id, String key, String text) {
+        Metrics.get(id);
+        notes.computeIfAbsent(id, k -> new LinkedHashMap<>()).put(key, text);
+    }
+
+    synchronized Map<String, Side> sides(String id) {
+        return Map.copyOf(sides.getOrDefault(id, Map.of()));
+    }
+
+    synchronized Side side(String id, String side) {
+        return sides.getOrDefault(id, Map.of()).get(side);
+    }
+
+    /** The median of a side, NaN when missing. */
+    synchronized double median(String id, String side) {
+        Side s = side(id, side);
+        return s == null ? Double.NaN : s.stat().median();
+    }
+
+    synchronized Map<String, String> notes(String id) {
+        return Map.copyOf(notes.getOrDefault(id, Map.of()));
+    }
+
+    /** The run record (context, noise at start and end); written as results.json's {@code run}. */
+    synchronized ObjectNode run() {
+        return run;
+    }
+
+    synchronized ObjectNode toJson() {
+        ObjectNode root = JSON.createObjectNode();
+        root.put("schema", SCHEMA);
+        root.set("run", run.deepCopy());
+        ObjectNode metrics = root.putObject("metrics");
+        for (Metric m : Metrics.ALL) {
+            ObjectNode node = metrics.putObject(m.id());
+            node.put("unit", m.unit());
+            node.put("better", m.better());
+            node.put("description", m.description());
+            ObjectNode out = node.putObject("sides");
+            Map<String, Side> got = sides.getOrDefault(m.id(), Map.of());
+            for (String side : order(m, got)) {
+                Side s = got.get(side);
+                ObjectNode sn = out.putObject(side);
+                if (s == null || s.unavailable() != null || s.stat().rounds() == 0) {
+                    sn.putNull("median");
+                    sn.putNull("min");
+                    sn.putNull("max");
+                    sn.put("rounds", 0);
+                    sn.put(
+                            "unavailable",
+                            s == null
+                                    ? "not measured"
+                                    : s.unavailable() == null ? "no value in any round" : s.unavailable());
+                    continue;
+                }
+                Stat st = s.stat();
+                number(sn, "median", st.median());
+                number(sn, "min", st.min());
+                number(sn, "max", st.max());
+                sn.put("rounds", st.rounds());
+                ArrayNode values = sn.putArray("values");
+                s.values().forEach(v -> {
+                    if (Double.isNaN(v)) {
+                        values.addNull();
+                    } else {
+                        values.add(round(v));
+                    }
+                });
+                if (s.saturated()) {
+                    sn.put("saturated", true);
+                }
+            }
+            ArrayNode targets = node.putArray("targets");
+            for (Metric.Target t : m.targets()) {
+                Verdict.Judgement j = Verdict.judge(m, t, this);
+                ObjectNode tn = targets.addObject();
+                tn.put("rule", t.describe(m));
+                tn.put("verdict", j.verdict().label());
+                if (!Double.isNaN(j.median())) {
+                    number(tn, "median", j.median());
+                    number(tn, "min", j.min());
+                    number(tn, "max", j.max());
+                }
+            }
+            node.put("verdict", Verdict.overall(m, this).label());
+            Map<String, String> n = notes.getOrDefault(m.id(), Map.of());
+            if (!n.isEmpty()) {
+                ObjectNode nn = node.putObject("notes");
+                n.forEach(nn::put);
+            }
+        }
+        return root;
+    }
+
+    private static List<String> order(Metric m, Map<String, Side> got) {
+        List<String> out = new ArrayList<>(m.sides());
+        got.keySet().stream().filter(s -> !out.contains(s)).forEach(out::add);
+        return out;
+    }
+
+    private static void number(ObjectNode n, String field, double v) {
+        if (Double.isNaN(v) || Double.isInfinite(v)) {
+            n.putNull(field);
+        } else {
+            n.put(field, round(v));
+        }
+    }
+
+    void write(Path file) {
+        try {
+            Files.createDirectories(file.toAbsolutePath().getParent());
+            JSON.writeValue(file.toFile(), toJson());
+        } catch (IOException ex) {
+            throw new UncheckedIOException("cannot write " + file, ex);
+        }
+    }
+
+    /** Whether {@code file} exists and is of this schema. */
+    static boolean isCurrentSchema(Path file) {
+        try {
+            return Files.exists(file)
+                    && JSON.readTree(file.toFile()).path("schema").asInt() == SCHEMA;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** Loads a results.json of schema 2 (for {@code --only} and {@code --render-only}). */
     static Results read(Path file) {
         Results r = new Results();
         if (!Files.exists(file)) {
@@ -68,28 +213,33 @@ final class Results {
         }
         try {
             JsonNode root = JSON.readTree(file.toFile());
-            for (Map.Entry<String, JsonNode> e : root.properties()) {
+            if (root.path("schema").asInt() != SCHEMA) {
+                return r;
+            }
+            if (root.get("run") instanceof ObjectNode o) {
+                r.run = o;
+            }
+            for (Map.Entry<String, JsonNode> e : root.path("metrics").properties()) {
                 if (Metrics.byId(e.getKey()).isEmpty()) {
                     continue;
                 }
-                for (String side : Metric.SIDES) {
-                    JsonNode v = e.getValue().get(side);
-                    if (v != null && v.isNumber()) {
-                        r.put(e.getKey(), side, v.asDouble());
+                for (Map.Entry<String, JsonNode> s : e.getValue().path("sides").properties()) {
+                    JsonNode sn = s.getValue();
+                    if (sn.hasNonNull("unavailable")) {
+                        r.unavailable(
+                                e.getKey(), s.getKey(), sn.get("unavailable").asText());
+                        continue;
+                    }
+                    boolean sat = sn.path("saturated").asBoolean(false);
+                    for (JsonNode v : sn.path("values")) {
+                        r.add(e.getKey(), s.getKey(), v.isNumber() ? v.asDouble() : Double.NaN, sat);
                     }
                 }
-                JsonNode notes = e.getValue().get("notes");
-                if (notes != null) {
-                    notes.properties()
-                            .forEach(x ->
-                                    r.note(e.getKey(), x.getKey(), x.getValue().asText()));
-                }
-                JsonNode extras = e.getValue().get("also");
-                if (extras != null) {
-                    extras.properties()
-                            .forEach(x ->
-                                    r.extra(e.getKey(), x.getKey(), x.getValue().asDouble()));
-                }
+                e.getValue()
+                        .path("notes")
+                        .properties()
+                        .forEach(
+                                x -> r.note(e.getKey(), x.getKey(), x.getValue().asText()));
             }
         } catch (IOException ex) {
             throw new UncheckedIOException("cannot read " + file, ex);
@@ -100,58 +250,9 @@ final class Results {
     /** Copies every metric of {@code fresh} over this one's. */
     synchronized void overlay(Results fresh) {
         synchronized (fresh) {
-            entries.putAll(fresh.entries);
-        }
-    }
-
-    synchronized ObjectNode toJson() {
-        ObjectNode root = JSON.createObjectNode();
-        for (Metric m : Metrics.ALL) {
-            Entry e = entries.getOrDefault(m.id(), new Entry());
-            ObjectNode node = root.putObject(m.id());
-            node.put("unit", m.unit());
-            node.put("better", m.better());
-            for (String side : Metric.SIDES) {
-                Double v = e.sides().get(side);
-                if (v != null && !v.isNaN()) {
-                    node.put(side, round(v));
-                } else if (side.equals("deferlock") || v != null) {
-                    node.putNull(side);
-                }
-            }
-            if (!e.extras().isEmpty()) {
-                ObjectNode also = node.putObject("also");
-                e.extras().forEach((k, v) -> also.put(k, round(v)));
-            }
-            if (!e.notes().isEmpty()) {
-                ObjectNode notes = node.putObject("notes");
-                e.notes().forEach(notes::put);
-            }
-            if (!m.targets().isEmpty()) {
-                StringBuilder t = new StringBuilder();
-                Boolean all = Boolean.TRUE;
-                for (Metric.Target target : m.targets()) {
-                    t.append(t.length() == 0 ? "" : ", ").append(target.describe(m));
-                    Boolean met = target.met(m, e);
-                    all = met == null || all == null ? null : all && met;
-                }
-                node.put("target", t.toString());
-                if (all == null) {
-                    node.putNull("met");
-                } else {
-                    node.put("met", all);
-                }
-            }
-        }
-        return root;
-    }
-
-    void write(Path file) {
-        try {
-            Files.createDirectories(file.toAbsolutePath().getParent());
-            JSON.writeValue(file.toFile(), toJson());
-        } catch (IOException ex) {
-            throw new UncheckedIOException("cannot write " + file, ex);
+            sides.putAll(fresh.sides);
+            notes.putAll(fresh.notes);
+            run = fresh.run;
         }
     }
 

@@ -3,107 +3,105 @@ package io.github.deferlock.benchmarks;
 import java.time.Duration;
 
 /**
- * How long and how big each benchmark runs. {@link #full()} is what docs/benchmarks.md comes from, {@link
- * #quick()} keeps every metric id in under three minutes, {@link #tiny()} is the schema test's smoke run.
+ * How long and how big each benchmark runs. {@link #full()} is what docs/benchmarks.md comes from (≥ 5 rounds
+ * per side, side order shuffled each round), {@link #quick()} keeps every metric id in under three minutes,
+ * {@link #smoke()} proves the harness end to end in about a minute (its figures mean nothing).
  *
  * @param mode the name shown in the report
- * @param rounds how many times the sides of a lock benchmark take turns (interleaved, so load from other
- *     processes hits every side alike); figures pool or take the median over the rounds
- * @param warmup warm-up time of each side of a fixed-duration benchmark
- * @param measure measured time of each side of a fixed-duration benchmark, split over the rounds
- * @param jmhWarmups JMH warm-up iterations
- * @param jmhIterations JMH measured iterations
- * @param jmhIterationTime JMH iteration length
- * @param jmhForks JMH forks (0 runs in this JVM)
- * @param enqueueTime measured time of each enqueue side
- * @param drainJobs jobs pre-filled for {@code queue.throughput.t8}
- * @param latenessJobs jobs of the lateness run
- * @param latenessMinDelay the shortest delay of the lateness run
- * @param latenessSpread the lateness delays are spread uniformly over {@code [min, min + spread)}
- * @param idleWindow the INFO commandstats window of the idle run
+ * @param rounds rounds per side; each round runs every side once, in a fresh random order
+ * @param warmup warm-up of each side in each round (not measured)
+ * @param measure measured time of each side in each round (timed loops)
+ * @param contended measured time of each contended run
+ * @param openLoop measured time of each open-loop run
+ * @param drainJobs jobs drained per side and round
+ * @param latenessWindow how long jobs fall due at the stated rate
+ * @param latenessDelay the delay every lateness job is added with
+ * @param idleWindow the idle-cost window of each round (60 s in full mode; see {@link #idleRounds()})
  * @param memoryJobs pending jobs of the memory run
+ * @param faultJobs jobs of the SIGKILL run
+ * @param visibility the visibility timeout of the fault and slow-handler runs
  * @param conflictWindow measured time of each conflict workload
- * @param probe whether to count the Redis commands per lock cycle first (INFO commandstats)
+ * @param benchmarkRequests requests of a {@code redis-benchmark -c 1} probe (4 × that at -c 8 or -P 16)
  */
 record Settings(
         String mode,
         int rounds,
         Duration warmup,
         Duration measure,
-        int jmhWarmups,
-        int jmhIterations,
-        Duration jmhIterationTime,
-        int jmhForks,
-        Duration enqueueTime,
+        Duration contended,
+        Duration openLoop,
         int drainJobs,
-        int latenessJobs,
-        Duration latenessMinDelay,
-        Duration latenessSpread,
+        Duration latenessWindow,
+        Duration latenessDelay,
         Duration idleWindow,
         int memoryJobs,
+        int faultJobs,
+        Duration visibility,
         Duration conflictWindow,
-        boolean probe) {
+        int benchmarkRequests) {
 
     static Settings full() {
         return new Settings(
                 "full",
-                3,
+                5,
+                Duration.ofSeconds(1),
+                Duration.ofSeconds(2),
+                Duration.ofSeconds(4),
+                Duration.ofSeconds(4),
+                20_000,
+                Duration.ofSeconds(6),
+                Duration.ofSeconds(1),
+                Duration.ofSeconds(60),
+                100_000,
+                50,
                 Duration.ofSeconds(2),
                 Duration.ofSeconds(8),
-                2,
-                3,
-                Duration.ofSeconds(1),
-                1,
-                Duration.ofSeconds(6),
-                20_000,
-                10_000,
-                Duration.ofSeconds(1),
-                Duration.ofSeconds(1),
-                Duration.ofSeconds(10),
-                100_000,
-                Duration.ofSeconds(10),
-                true);
+                20_000);
+    }
+
+    /**
+     * Rounds of the idle-cost run: at most 2, since each is a 60 s window in full mode and the figure is a count
+     * (commands per second), not a timing; the window's length, not more rounds, is what steadies it.
+     */
+    int idleRounds() {
+        return Math.min(rounds, 2);
     }
 
     static Settings quick() {
         return new Settings(
                 "quick",
                 1,
-                Duration.ofMillis(500),
-                Duration.ofSeconds(2),
-                1,
-                2,
-                Duration.ofMillis(700),
-                1,
-                Duration.ofSeconds(1),
-                5_000,
+                Duration.ofMillis(200),
+                Duration.ofMillis(400),
+                Duration.ofMillis(600),
+                Duration.ofMillis(600),
                 3_000,
-                Duration.ofSeconds(1),
-                Duration.ofSeconds(1),
-                Duration.ofSeconds(3),
-                20_000,
-                Duration.ofSeconds(3),
-                false);
+                Duration.ofMillis(800),
+                Duration.ofMillis(300),
+                Duration.ofMillis(1500),
+                5_000,
+                20,
+                Duration.ofMillis(500),
+                Duration.ofMillis(1000),
+                5_000);
     }
 
-    static Settings tiny() {
+    static Settings smoke() {
         return new Settings(
-                "tiny",
+                "smoke",
                 1,
                 Duration.ofMillis(100),
+                Duration.ofMillis(200),
                 Duration.ofMillis(300),
-                0,
-                1,
-                Duration.ofMillis(200),
-                0,
-                Duration.ofMillis(200),
-                300,
-                200,
-                Duration.ofMillis(100),
+                Duration.ofMillis(300),
+                500,
+                Duration.ofMillis(400),
                 Duration.ofMillis(200),
                 Duration.ofMillis(500),
                 1_000,
+                8,
                 Duration.ofMillis(500),
-                false);
+                Duration.ofMillis(500),
+                1_000);
     }
 }

@@ -3,63 +3,211 @@ package io.github.deferlock.benchmarks;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.github.deferlock.testing.RedisServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Runs every benchmark in its tiny configuration and checks the shape of what it writes, not the figures. */
+/**
+ * The shape of results.json (schema 2) and of the report written from it; no Redis, no measurement. The
+ * committed benchmarks/results.json is checked too once it is of schema 2.
+ */
 final class ResultsSchemaTest {
 
-    @Test
-    void tinyRun_writesEveryMetricIdWithItsFields(@TempDir Path out) throws Exception {
-        int status;
-        try (RedisServer server = RedisServer.start()) {
-            status = Bench.run(new String[] {"--tiny", "--redis", server.uri(), "--out", out.toString()});
+    /** Every problem with a results.json tree; empty when it has the schema. */
+    static List<String> problems(JsonNode root) {
+        List<String> out = new ArrayList<>();
+        if (root.path("schema").asInt() != Results.SCHEMA) {
+            out.add("schema is not " + Results.SCHEMA);
         }
-
-        assertThat(status).as("every benchmark group ran").isZero();
-        JsonNode root = new ObjectMapper()
-                .readTree(out.resolve("benchmarks/results.json").toFile());
-        assertThat(root.size()).isEqualTo(Metrics.ALL.size());
-        for (Metric m : Metrics.ALL) {
-            JsonNode node = root.get(m.id());
-            assertThat(node).as(m.id()).isNotNull();
-            assertThat(node.get("unit").asText()).as(m.id() + " unit").isEqualTo(m.unit());
-            assertThat(node.get("better").asText()).as(m.id() + " better").isIn("higher", "lower");
-            assertThat(node.get("deferlock").isNumber())
-                    .as(m.id() + " deferlock")
-                    .isTrue();
-            for (String peer : new String[] {"raw", "redisson", "seed"}) {
-                JsonNode v = node.get(peer);
-                assertThat(v == null || v.isNumber() || v.isNull())
-                        .as(m.id() + " " + peer)
-                        .isTrue();
+        for (String f : List.of("date", "mode", "rounds", "jdk", "redis", "cores", "noiseStart", "noiseEnd")) {
+            if (!root.path("run").has(f)) {
+                out.add("run." + f + " missing");
             }
         }
-        String md = Files.readString(out.resolve("docs/benchmarks.md"));
-        assertThat(md).contains("| JDK |", "| Redis |", "| CPU |", "## What limits the missed figures");
+        for (String w : List.of("noiseStart", "noiseEnd")) {
+            for (String f : List.of("load1", "stealPercent", "pingMicros")) {
+                if (!root.path("run").path(w).has(f)) {
+                    out.add("run." + w + "." + f + " missing");
+                }
+            }
+        }
+        JsonNode metrics = root.path("metrics");
+        if (metrics.size() != Metrics.ALL.size()) {
+            out.add("metrics has " + metrics.size() + " ids, expected " + Metrics.ALL.size());
+        }
+        Set<String> verdicts = Set.of("met", "missed", "inconclusive", "saturated", "not measured", "reported");
+        for (Metric m : Metrics.ALL) {
+            JsonNode n = metrics.get(m.id());
+            if (n == null) {
+                out.add(m.id() + " missing");
+                continue;
+            }
+            if (!m.unit().equals(n.path("unit").asText())) {
+                out.add(m.id() + ": unit");
+            }
+            if (!Set.of("higher", "lower").contains(n.path("better").asText())) {
+                out.add(m.id() + ": better");
+            }
+            if (!verdicts.contains(n.path("verdict").asText())) {
+                out.add(m.id() + ": verdict " + n.path("verdict"));
+            }
+            if (n.path("targets").size() != m.targets().size()) {
+                out.add(m.id() + ": targets");
+            }
+            for (String side : m.sides()) {
+                JsonNode s = n.path("sides").get(side);
+                if (s == null) {
+                    out.add(m.id() + ": side " + side + " missing");
+                    continue;
+                }
+                for (String f : List.of("median", "min", "max")) {
+                    if (!s.has(f) || !(s.get(f).isNumber() || s.get(f).isNull())) {
+                        out.add(m.id() + "/" + side + ": " + f);
+                    }
+                }
+                if (!s.path("rounds").isInt()) {
+                    out.add(m.id() + "/" + side + ": rounds");
+                } else if (s.get("rounds").asInt() == 0 && !s.hasNonNull("unavailable")) {
+                    out.add(m.id() + "/" + side + ": no value and no reason");
+                } else if (s.get("rounds").asInt() > 0
+                        && s.path("values").size() < s.get("rounds").asInt()) {
+                    out.add(m.id() + "/" + side + ": values");
+                }
+            }
+        }
+        return out;
+    }
+
+    private static Results synthetic() {
+        Results r = new Results();
+        r.run()
+                .put("date", "2026-11-23 23:00 UTC")
+                .put("mode", "test")
+                .put("rounds", 2)
+                .put("jdk", "x")
+                .put("redis", "7")
+                .put("cores", 2);
+        r.run().putObject("noiseStart").put("load1", 0.1).put("stealPercent", 0).put("pingMicros", 20);
+        r.run().putObject("noiseEnd").put("load1", 0.1).put("stealPercent", 0).put("pingMicros", 20);
+        for (Metric m : Metrics.ALL) {
+            for (String side : m.sides()) {
+                if (side.equals(Sides.BULLMQ)) {
+                    r.unavailable(m.id(), side, "BullMQ not measured: node not on PATH");
+                } else {
+                    r.add(m.id(), side, 10);
+                    r.add(m.id(), side, 12, side.equals(Sides.SEED) && m.id().startsWith("queue.lateness"));
+                }
+            }
+        }
+        return r;
+    }
+
+    @Test
+    void writtenResults_haveOneObjectPerMetricIdWithMedianMinMaxAndRoundsPerSide(@TempDir Path dir) throws Exception {
+        synthetic().write(dir.resolve("results.json"));
+
+        JsonNode root = Results.JSON.readTree(dir.resolve("results.json").toFile());
+        assertThat(problems(root)).isEmpty();
+        JsonNode t1 =
+                root.path("metrics").path("lock.uncontended.t1").path("sides").path(Sides.DEFERLOCK);
+        assertThat(t1.path("median").asDouble()).isEqualTo(11.0);
+        assertThat(t1.path("min").asDouble()).isEqualTo(10.0);
+        assertThat(t1.path("max").asDouble()).isEqualTo(12.0);
+        assertThat(t1.path("rounds").asInt()).isEqualTo(2);
+        assertThat(root.path("metrics")
+                        .path("queue.enqueue.t1")
+                        .path("sides")
+                        .path(Sides.BULLMQ)
+                        .path("unavailable")
+                        .asText())
+                .contains("node");
+    }
+
+    @Test
+    void resultsReadBack_renderTheSameJson(@TempDir Path dir) throws Exception {
+        Results r = synthetic();
+        r.write(dir.resolve("a.json"));
+        Results.read(dir.resolve("a.json")).write(dir.resolve("b.json"));
+
+        assertThat(Files.readString(dir.resolve("b.json"))).isEqualTo(Files.readString(dir.resolve("a.json")));
+    }
+
+    @Test
+    void report_namesEveryMetricIdAndFillsEveryPlaceholder(@TempDir Path dir) throws Exception {
+        Report.write(dir.resolve("benchmarks.md"), synthetic());
+
+        String md = Files.readString(dir.resolve("benchmarks.md"));
         for (Metric m : Metrics.ALL) {
             assertThat(md).contains("`" + m.id() + "`");
+        }
+        assertThat(md)
+                .contains("### Noise record", "## Targets", "## What limits the figures", "## Method")
+                .doesNotContain("{{", "<!--");
+    }
+
+    @Test
+    void limitsTemplate_namesOnlyRealMetricIds() {
+        for (String id : Report.placeholderIds(Report.template("limits.md"))) {
+            assertThat(Metrics.byId(id)).as(id).isPresent();
+        }
+        assertThat(Report.placeholderIds(Report.template("limits.md"))).isNotEmpty();
+    }
+
+    @Test
+    void committedResults_haveTheSchemaOnceTheyAreOfVersion2() throws Exception {
+        Path committed = Path.of("results.json");
+        if (!Files.exists(committed)) {
+            return;
+        }
+        JsonNode root = Results.JSON.readTree(committed.toFile());
+        if (root.path("schema").asInt() == Results.SCHEMA) {
+            assertThat(problems(root)).isEmpty();
         }
     }
 
     @Test
-    void results_writeNullForAMissingFigureAndMarkTheTarget(@TempDir Path out) throws Exception {
+    void verdicts_meetMissStraddleAndSaturate() {
+        Metric m = Metrics.get("queue.enqueue.t1");
+        Metric.Target vsBullmq = m.targets().stream()
+                .filter(t -> Sides.BULLMQ.equals(t.peer()))
+                .findFirst()
+                .orElseThrow();
+        assertThat(judge(m, vsBullmq, List.of(130.0, 140.0), List.of(100.0, 100.0), false))
+                .isEqualTo(Verdict.MET);
+        assertThat(judge(m, vsBullmq, List.of(100.0, 110.0), List.of(100.0, 100.0), false))
+                .isEqualTo(Verdict.MISSED);
+        assertThat(judge(m, vsBullmq, List.of(110.0, 130.0), List.of(100.0, 100.0), false))
+                .isEqualTo(Verdict.INCONCLUSIVE);
+        assertThat(judge(m, vsBullmq, List.of(130.0, 140.0), List.of(100.0, 100.0), true))
+                .isEqualTo(Verdict.SATURATED);
+        Metric late = Metrics.get("queue.lateness.500.p99");
+        Metric.Target bound = late.targets().stream()
+                .filter(t -> t.peer() == null)
+                .findFirst()
+                .orElseThrow();
         Results r = new Results();
-        r.put("lock.uncontended.t1", "deferlock", 100);
-        r.put("lock.uncontended.t1", "raw", 100);
-        r.put("lock.uncontended.t1", "redisson", 50);
-        r.write(out.resolve("results.json"));
+        r.add(late.id(), Sides.DEFERLOCK, 4);
+        r.add(late.id(), Sides.DEFERLOCK, 6);
+        assertThat(Verdict.judge(late, bound, r).verdict()).isEqualTo(Verdict.INCONCLUSIVE);
+        assertThat(Verdict.overall(Metrics.get("lock.uncontended.t1.commands"), r))
+                .isEqualTo(Verdict.REPORTED);
+    }
 
-        JsonNode root = new ObjectMapper().readTree(out.resolve("results.json").toFile());
-        assertThat(root.get("lock.uncontended.t1").get("met").asBoolean()).isTrue();
-        assertThat(root.get("lock.uncontended.t8").get("deferlock").isNull()).isTrue();
-        assertThat(Results.read(out.resolve("results.json"))
-                        .get("lock.uncontended.t1")
-                        .sides())
-                .containsEntry("redisson", 50.0);
+    private static Verdict judge(Metric m, Metric.Target t, List<Double> ours, List<Double> peer, boolean saturated) {
+        Results r = new Results();
+        for (double v : ours) {
+            r.add(m.id(), Sides.DEFERLOCK, v);
+        }
+        for (double v : peer) {
+            r.add(m.id(), t.peer(), v, saturated);
+        }
+        Map<String, Results.Side> sides = r.sides(m.id());
+        assertThat(sides).containsKeys(Sides.DEFERLOCK, t.peer());
+        return Verdict.judge(m, t, r).verdict();
     }
 }

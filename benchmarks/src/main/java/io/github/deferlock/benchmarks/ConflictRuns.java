@@ -1,0 +1,189 @@
+package io.github.deferlock.benchmarks;
+
+import io.github.deferlock.conflict.ConflictAwareHandler;
+import io.github.deferlock.conflict.Deferrals;
+import io.github.deferlock.conflict.OnConflict;
+import io.github.deferlock.lock.LockConflictException;
+import io.github.deferlock.lock.RedisLocks;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import redis.clients.jedis.RedisClient;
+
+/**
+ * The {@code conflict.defer.*} metrics: a stream of messages, 10% on one hot key, each handled by a {@link
+ * ConflictAwareHandler} whose handler sleeps 20 ms. Every run has the same thread budget, 8: the baseline
+ * (no hot key), SLEEP_RETRY and THROW run 8 consumer threads; DEFER runs 7 consumers plus its 1-thread
+ * deferral worker. Goodput = messages (cold and hot) whose handler ended inside the window, per second.
+ */
+final class ConflictRuns {
+
+    static final int THREADS = 8;
+    static final double HOT_SHARE = 0.10;
+    static final Duration HANDLER = Duration.ofMillis(20);
+    static final Duration DRAIN = Duration.ofSeconds(30);
+    static final String BASELINE = "baseline";
+
+    private final Redis redis;
+    private final Settings settings;
+    private final Results results;
+
+    ConflictRuns(Redis redis, Settings settings, Results results) {
+        this.redis = redis;
+        this.settings = settings;
+        this.results = results;
+    }
+
+    /** What one run produced. */
+    private record Run(double goodput, long backlog, double hotP99Millis) {}
+
+    void run() {
+        String ratio = "conflict.defer.goodputRatio";
+        String backlog = "conflict.defer.hotBacklog";
+        String p99 = "conflict.defer.hotCompletion.p99";
+        List<String> sides = List.of(BASELINE, Sides.DEFERLOCK, "sleep-retry", "throw");
+        Map<Integer, Map<String, Run>> byRound = new ConcurrentHashMap<>();
+        Rounds.run("conflict", settings.rounds(), sides, (side, round) -> {
+            OnConflict s =
+                    switch (side) {
+                        case Sides.DEFERLOCK -> OnConflict.DEFER;
+                        case "sleep-retry" -> OnConflict.SLEEP_RETRY;
+                        case "throw" -> OnConflict.THROW;
+                        default -> null;
+                    };
+            Run r = workload(s, settings.conflictWindow(), side + round);
+            byRound.computeIfAbsent(round, k -> new ConcurrentHashMap<>()).put(side, r);
+            Progress.line(
+                    "%-36s %-22s goodput %s msgs/s, hot backlog %d, hot p99 %s ms",
+                    "conflict",
+                    side + " r" + round,
+                    Report.number(r.goodput()),
+                    r.backlog(),
+                    Report.number(r.hotP99Millis()));
+        });
+        byRound.forEach((round, runs) -> {
+            Run base = runs.get(BASELINE);
+            runs.forEach((side, r) -> {
+                if (side.equals(BASELINE)) {
+                    return;
+                }
+                if (base != null) {
+                    results.add(ratio, side, r.goodput() / base.goodput());
+                }
+                results.add(backlog, side, r.backlog());
+                if (!side.equals("throw")) {
+                    results.add(p99, side, r.hotP99Millis());
+                }
+            });
+        });
+        results.note(
+                ratio,
+                "method",
+                "consumer threads each take the next message and call `ConflictAwareHandler.handle` (message id set);"
+                        + " handler sleeps " + HANDLER.toMillis() + " ms; " + (int) (HOT_SHARE * 100)
+                        + "% of messages on"
+                        + " key `hot`, the rest unique; " + THREADS + " threads in every run: baseline (no hot key),"
+                        + " SLEEP_RETRY and THROW " + THREADS + " consumers, DEFER " + (THREADS - 1)
+                        + " consumers + `Deferrals.startWorker(1)`; goodput = handlers (cold and hot) that ended inside"
+                        + " the " + settings.conflictWindow().toMillis() + " ms window after "
+                        + settings.warmup().toMillis()
+                        + " ms warm-up; ratio = goodput ÷ the same round's baseline; THROW drops the conflicting message");
+        results.note(
+                backlog,
+                "method",
+                "hot messages that arrived in the window and were neither completed nor"
+                        + " dropped (THROW) by its end");
+    }
+
+    private Run workload(OnConflict strategy, Duration window, String tag) throws InterruptedException {
+        try (RedisClient client = redis.jedis();
+                RedisLocks locks = RedisLocks.builder(client).keyPrefix("lock:").build();
+                Deferrals deferrals =
+                        Deferrals.builder(client, "bench-deferrals-" + tag).build()) {
+            AtomicLong done = new AtomicLong();
+            AtomicLong hotArrived = new AtomicLong();
+            AtomicLong hotDoneInWindow = new AtomicLong();
+            AtomicLong hotFailed = new AtomicLong();
+            List<Long> hotLatency = new java.util.concurrent.CopyOnWriteArrayList<>();
+            long windowStart = System.nanoTime() + settings.warmup().toNanos();
+            long windowEnd = windowStart + window.toNanos();
+            ConflictAwareHandler<HotKeyMessage> handler = ConflictAwareHandler.builder(
+                            "bench-" + tag, HotKeyMessage.class, locks)
+                    .key(HotKeyMessage::key)
+                    .messageId(HotKeyMessage::id)
+                    .onConflict(strategy == null ? OnConflict.THROW : strategy)
+                    .deferrals(deferrals)
+                    .handler(m -> {
+                        Thread.sleep(HANDLER.toMillis());
+                        long t = System.nanoTime();
+                        boolean inWindow = t >= windowStart && t < windowEnd;
+                        if (inWindow) {
+                            done.incrementAndGet();
+                        }
+                        if (m.hot() && m.tracked()) {
+                            hotLatency.add(QueueSide.nowMicros() - m.createdMicros());
+                            if (inWindow) {
+                                hotDoneInWindow.incrementAndGet();
+                            }
+                        }
+                    })
+                    .build();
+            int consumers = THREADS;
+            if (strategy == OnConflict.DEFER) {
+                deferrals.startWorker(1);
+                consumers = THREADS - 1;
+            }
+            List<Thread> threads = new ArrayList<>();
+            List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
+            AtomicLong seq = new AtomicLong();
+            for (int i = 0; i < consumers; i++) {
+                Thread t = new Thread(() -> {
+                    while (System.nanoTime() < windowEnd) {
+                        long n = seq.incrementAndGet();
+                        boolean hot = ThreadLocalRandom.current().nextDouble() < HOT_SHARE;
+                        long now = System.nanoTime();
+                        boolean counted = hot && now >= windowStart && now < windowEnd;
+                        String key = hot && strategy != null ? "hot" : "cold:" + n;
+                        HotKeyMessage m = new HotKeyMessage(tag + "-" + n, key, hot, counted, QueueSide.nowMicros());
+                        if (counted) {
+                            hotArrived.incrementAndGet();
+                        }
+                        try {
+                            handler.handle(m);
+                        } catch (LockConflictException e) {
+                            if (counted) {
+                                hotFailed.incrementAndGet();
+                            }
+                        } catch (RuntimeException e) {
+                            errors.add(e);
+                            return;
+                        }
+                    }
+                });
+                threads.add(t);
+                t.start();
+            }
+            for (Thread t : threads) {
+                t.join();
+            }
+            if (!errors.isEmpty()) {
+                throw new IllegalStateException("a consumer failed", errors.get(0));
+            }
+            long backlog = Math.max(0, hotArrived.get() - hotDoneInWindow.get() - hotFailed.get());
+            long deadline = System.nanoTime() + DRAIN.toNanos();
+            while (strategy == OnConflict.DEFER
+                    && System.nanoTime() < deadline
+                    && hotLatency.size() + hotFailed.get() < hotArrived.get()) {
+                Thread.sleep(20);
+            }
+            long[] lat = hotLatency.stream().mapToLong(Long::longValue).sorted().toArray();
+            double p99 =
+                    lat.length == 0 ? Double.NaN : lat[Math.max(0, (int) Math.ceil(0.99 * lat.length) - 1)] / 1000.0;
+            return new Run(done.get() / (window.toNanos() / 1e9), strategy == null ? 0 : backlog, p99);
+        }
+    }
+}

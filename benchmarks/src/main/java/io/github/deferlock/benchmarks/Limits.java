@@ -1,0 +1,221 @@
+package io.github.deferlock.benchmarks;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import redis.clients.jedis.Jedis;
+
+/**
+ * Physical-limit columns from {@code redis-benchmark} against the server under test, in the same run: plain
+ * commands at {@code -c 1}, {@code -c 8} and pipelined {@code -P 16}, and {@code EVALSHA} of deferlock's own
+ * scripts (loaded from lock-core's and delay-core's resources on the classpath).
+ */
+final class Limits {
+
+    /**
+     * One {@code redis-benchmark} invocation.
+     *
+     * @param id the metric id
+     * @param description what it runs
+     * @param test the {@code -t} test name, or null for a script
+     * @param script the classpath resource of the script, or null
+     * @param clients {@code -c}
+     * @param pipeline {@code -P}
+     */
+    record Probe(String id, String description, String test, String script, int clients, int pipeline) {}
+
+    static final String LOCK_SCRIPTS = "/io/github/deferlock/lock/internal/";
+    static final String QUEUE_SCRIPTS = "/io/github/deferlock/delay/internal/";
+
+    static final List<Probe> PROBES = probes();
+
+    private Limits() {}
+
+    private static List<Probe> probes() {
+        List<Probe> p = new ArrayList<>();
+        for (String t : List.of("ping", "set", "zadd")) {
+            for (int[] cp : new int[][] {{1, 1}, {8, 1}, {1, 16}}) {
+                String id = "limits." + t + ".c" + cp[0] + (cp[1] > 1 ? "p" + cp[1] : "");
+                p.add(new Probe(
+                        id,
+                        "redis-benchmark -t " + t + " -c " + cp[0] + (cp[1] > 1 ? " -P " + cp[1] : ""),
+                        t,
+                        null,
+                        cp[0],
+                        cp[1]));
+            }
+        }
+        for (String s : List.of("acquire", "release", "renew")) {
+            p.add(new Probe(
+                    "limits.evalsha." + s + ".c1",
+                    "EVALSHA of lock-core's " + s + ".lua, -c 1" + scriptNote(s),
+                    null,
+                    LOCK_SCRIPTS + s + ".lua",
+                    1,
+                    1));
+        }
+        for (String s : List.of("enqueue", "claim")) {
+            p.add(new Probe(
+                    "limits.evalsha." + s + ".c1",
+                    "EVALSHA of delay-core's " + s + ".lua, -c 1" + scriptNote(s),
+                    null,
+                    QUEUE_SCRIPTS + s + ".lua",
+                    1,
+                    1));
+        }
+        return List.copyOf(p);
+    }
+
+    private static String scriptNote(String s) {
+        return switch (s) {
+            case "acquire" -> " (a fresh random key each call: the SET NX + INCRBY path)";
+            case "release" -> " (random keys not held: the GET-only path)";
+            case "renew" -> " (one random key not held: the GET-only path)";
+            case "enqueue" -> " (one job, 1 h delay, random id)";
+            case "claim" -> " (an empty queue: the TIME + range reads only)";
+            default -> "";
+        };
+    }
+
+    static String script(String resource) {
+        try (InputStream in = Limits.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException(resource + " not on the classpath");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read " + resource, e);
+        }
+    }
+
+    /** Whether {@code redis-benchmark} runs. */
+    static boolean available() {
+        try {
+            Process p = new ProcessBuilder("redis-benchmark", "--version")
+                    .redirectErrorStream(true)
+                    .start();
+            p.getInputStream().readAllBytes();
+            return p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** Runs every probe once (a round) and records ops/s. */
+    static void run(Redis redis, int requests, Results results) throws IOException, InterruptedException {
+        if (!available()) {
+            for (Probe p : PROBES) {
+                results.unavailable(p.id(), Sides.REDIS_BENCHMARK, "redis-benchmark not on PATH");
+            }
+            return;
+        }
+        for (Probe p : PROBES) {
+            double rps = run(redis, p, p.clients() > 1 || p.pipeline() > 1 ? requests * 4 : requests);
+            results.add(p.id(), Sides.REDIS_BENCHMARK, rps);
+            Progress.figure(p.id(), Sides.REDIS_BENCHMARK, rps, "ops/s");
+        }
+    }
+
+    static double run(Redis redis, Probe p, int requests) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of(
+                "redis-benchmark",
+                "-h",
+                redis.host(),
+                "-p",
+                String.valueOf(redis.port()),
+                "-c",
+                String.valueOf(p.clients()),
+                "-n",
+                String.valueOf(requests),
+                "-P",
+                String.valueOf(p.pipeline()),
+                "-r",
+                "1000000",
+                "--csv"));
+        if (p.test() != null) {
+            cmd.add("-t");
+            cmd.add(p.test());
+        } else {
+            String sha;
+            try (Jedis j = redis.connection()) {
+                sha = j.scriptLoad(script(p.script()));
+            }
+            String name = p.script().substring(p.script().lastIndexOf('/') + 1).replace(".lua", "");
+            cmd.add("EVALSHA");
+            cmd.add(sha);
+            cmd.addAll(
+                    switch (name) {
+                        case "acquire" ->
+                            List.of(
+                                    "2",
+                                    "rb:l:__rand_int__",
+                                    "rb:l:__rand_int__:fence",
+                                    "0123456789abcdef0123456789abcdef",
+                                    "30000",
+                                    "1",
+                                    "0");
+                        case "release" ->
+                            List.of("1", "rb:l:__rand_int__", "0123456789abcdef0123456789abcdef", "rb:ch", "0");
+                        case "renew" -> List.of("1", "rb:l:__rand_int__", "30000", "0123456789abcdef0123456789abcdef");
+                        case "enqueue" ->
+                            List.of(
+                                    "3",
+                                    "rb:q:due",
+                                    "rb:q:jobs",
+                                    "rb:q:seq",
+                                    "rb:q:wake",
+                                    "0",
+                                    "__rand_int__",
+                                    "d",
+                                    "3600000",
+                                    "\"" + "x".repeat(98) + "\"");
+                        case "claim" ->
+                            List.of(
+                                    "6",
+                                    "rb:e:due",
+                                    "rb:e:fl",
+                                    "rb:e:jobs",
+                                    "rb:e:dead",
+                                    "rb:e:err",
+                                    "rb:e:seq",
+                                    "10",
+                                    "30000",
+                                    "5",
+                                    "10");
+                        default -> throw new IllegalArgumentException(name);
+                    });
+        }
+        Process proc = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(proc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!proc.waitFor(120, TimeUnit.SECONDS) || proc.exitValue() != 0) {
+            throw new IllegalStateException("redis-benchmark failed: " + out);
+        }
+        double rps = Double.NaN;
+        for (String line : out.split("\r?\n")) {
+            String[] f = line.split(",");
+            if (f.length < 2 || !f[0].startsWith("\"") || f[0].equals("\"test\"")) {
+                continue;
+            }
+            String name = f[0].replace("\"", "").toLowerCase(Locale.ROOT);
+            if (name.equals("ping_inline")) {
+                continue;
+            }
+            try {
+                rps = Double.parseDouble(f[1].replace("\"", ""));
+            } catch (NumberFormatException e) {
+                // a header or an error line
+            }
+        }
+        if (Double.isNaN(rps)) {
+            throw new IllegalStateException("no figure in redis-benchmark output: " + out);
+        }
+        return rps;
+    }
+}

@@ -1,0 +1,597 @@
+package io.github.deferlock.benchmarks;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisMonitor;
+
+/** The {@code queue.*} metrics against deferlock, bare ZADD, Redisson (defaults and tuned), BullMQ and the seed. */
+final class QueueRuns {
+
+    static final long FAR = Duration.ofHours(1).toMillis();
+    static final int CHUNK = 1000;
+    static final int DRAIN_CONCURRENCY = 8;
+    static final int LATENESS_CONSUMERS = 2;
+
+    private final Redis redis;
+    private final Settings settings;
+    private final Results results;
+    private final String bullmqMissing;
+
+    QueueRuns(Redis redis, Settings settings, Results results) {
+        this.redis = redis;
+        this.settings = settings;
+        this.results = results;
+        this.bullmqMissing = BullMq.unavailable();
+    }
+
+    private List<String> sides(List<String> all, String... ids) {
+        List<String> out = new ArrayList<>(all);
+        if (bullmqMissing != null && out.remove(Sides.BULLMQ)) {
+            for (String id : ids) {
+                results.unavailable(id, Sides.BULLMQ, bullmqMissing);
+            }
+        }
+        return out;
+    }
+
+    /** {@code queue.enqueue.t1} (+ commands and server CPU per job) and {@code queue.enqueue.bulk}. */
+    void enqueue() {
+        String t1 = "queue.enqueue.t1";
+        String bulk = "queue.enqueue.bulk";
+        Rounds.run(
+                t1,
+                settings.rounds(),
+                sides(Sides.QUEUES, t1, t1 + ".commands", t1 + ".redisCpu", bulk),
+                (side, round) -> {
+                    redis.flushAll();
+                    try (Jedis stats = redis.connection()) {
+                        double[] single;
+                        double[] batch;
+                        if (side.equals(Sides.BULLMQ)) {
+                            try (BullMq b = BullMq.start(redis, "bq-enqueue")) {
+                                b.call(
+                                        BullMq.op("addFor")
+                                                .put("ms", settings.warmup().toMillis())
+                                                .put("delay", FAR),
+                                        timeout());
+                                Redis.Snapshot before = Redis.snapshot(stats);
+                                JsonNode r = b.call(
+                                        BullMq.op("addFor")
+                                                .put("ms", settings.measure().toMillis())
+                                                .put("delay", FAR),
+                                        timeout());
+                                Redis.Snapshot after = Redis.snapshot(stats);
+                                long n = r.get("count").asLong();
+                                single = new double[] {
+                                    n / r.get("seconds").asDouble(),
+                                    after.commandsPer(before, n),
+                                    after.cpuMicrosPer(before, n)
+                                };
+                                JsonNode bl = b.call(
+                                        BullMq.op("bulkFor")
+                                                .put("ms", settings.measure().toMillis())
+                                                .put("warmMs", settings.warmup().toMillis())
+                                                .put("chunk", CHUNK)
+                                                .put("delay", FAR),
+                                        timeout());
+                                batch = new double[] {
+                                    bl.get("count").asLong() / bl.get("seconds").asDouble()
+                                };
+                            }
+                        } else {
+                            try (QueueSide q = QueueSide.open(side, redis, "q-enqueue-" + side)) {
+                                AtomicLong seq = new AtomicLong();
+                                timed(settings.warmup(), () -> q.add(QueueSide.payload(seq.incrementAndGet(), 0), FAR));
+                                Redis.Snapshot before = Redis.snapshot(stats);
+                                double[] rate = timed(
+                                        settings.measure(),
+                                        () -> q.add(QueueSide.payload(seq.incrementAndGet(), 0), FAR));
+                                Redis.Snapshot after = Redis.snapshot(stats);
+                                long n = (long) rate[1];
+                                single = new double[] {
+                                    rate[0], after.commandsPer(before, n), after.cpuMicrosPer(before, n)
+                                };
+                                List<Long> delays = java.util.Collections.nCopies(CHUNK, FAR);
+                                timed(settings.warmup(), () -> q.addBulk(chunk(seq), delays));
+                                double[] b = timed(settings.measure(), () -> q.addBulk(chunk(seq), delays));
+                                batch = new double[] {b[0] * CHUNK};
+                            }
+                        }
+                        results.add(t1, side, single[0]);
+                        results.add(t1 + ".commands", side, single[1]);
+                        results.add(t1 + ".redisCpu", side, single[2]);
+                        results.add(bulk, side, batch[0]);
+                        Progress.line(
+                                "%-36s %-22s %10s jobs/s, bulk %s jobs/s, %.2f commands/job",
+                                "queue.enqueue",
+                                side + " r" + round,
+                                Report.number(single[0]),
+                                Report.number(batch[0]),
+                                single[1]);
+                    }
+                });
+        String method = settings.rounds() + " round(s), side order shuffled each round; "
+                + settings.warmup().toMillis() + " ms warm-up then "
+                + settings.measure().toMillis() + " ms measured per side and round; one thread";
+        results.note(t1, "method", method + "; each add waits for its answer");
+        results.note(bulk, "method", method + "; " + CHUNK + " jobs per call");
+        results.note(
+                t1,
+                Sides.DEFERLOCK,
+                "`DelayQueue.enqueue(payload, 1 h)`: one EVALSHA, due time from the server's TIME");
+        results.note(t1, Sides.RAW, "`ZADD queue dueMillis payload`: the one-round-trip floor");
+        results.note(t1, Sides.REDISSON, "`RDelayedQueue.offer(payload, 1, HOURS)`");
+        results.note(t1, Sides.BULLMQ, "`queue.add(name, payload, {delay: 1 h})`, removeOnComplete/removeOnFail");
+        results.note(t1, Sides.SEED, "`ZADD` (the seed design's enqueue)");
+        results.note(bulk, Sides.DEFERLOCK, "`DelayQueue.enqueueAll(1,000 jobs)`");
+        results.note(bulk, Sides.RAW, "1,000 `ZADD`s in one Jedis pipeline (no job record, no id)");
+        results.note(bulk, Sides.REDISSON, "1,000 `offerAsync` in flight, then wait for all (no bulk add)");
+        results.note(bulk, Sides.BULLMQ, "`queue.addBulk(1,000 jobs)`");
+    }
+
+    private static List<String> chunk(AtomicLong seq) {
+        List<String> jobs = new ArrayList<>(CHUNK);
+        for (int i = 0; i < CHUNK; i++) {
+            jobs.add(QueueSide.payload(seq.incrementAndGet(), 0));
+        }
+        return jobs;
+    }
+
+    @FunctionalInterface
+    interface Op {
+        void run() throws Exception;
+    }
+
+    /** Runs {@code op} for {@code d}; returns {calls per second, calls}. */
+    static double[] timed(Duration d, Op op) throws Exception {
+        long start = System.nanoTime();
+        long end = start + d.toNanos();
+        long calls = 0;
+        long now;
+        do {
+            op.run();
+            calls++;
+            now = System.nanoTime();
+        } while (now < end);
+        return new double[] {calls / ((now - start) / 1e9), calls};
+    }
+
+    private Duration timeout() {
+        return settings.measure().plus(settings.warmup()).multipliedBy(3).plusSeconds(60);
+    }
+
+    /** {@code queue.drain.t8}: n due jobs stored first, then 8 consumers; a warm-up drain before. */
+    void drain() {
+        String id = "queue.drain.t8";
+        int n = settings.drainJobs();
+        int warm = Math.max(100, n / 5);
+        Rounds.run(
+                id,
+                settings.rounds(),
+                sides(Sides.CONSUMING, id, id + ".commands", id + ".redisCpu"),
+                (side, round) -> {
+                    redis.flushAll();
+                    double[] got;
+                    try (Jedis stats = redis.connection()) {
+                        if (side.equals(Sides.BULLMQ)) {
+                            try (BullMq b = BullMq.start(redis, "bq-drain")) {
+                                b.call(BullMq.op("fill").put("n", warm).put("delay", 0), timeout());
+                                b.call(
+                                        BullMq.op("drain").put("n", warm).put("concurrency", DRAIN_CONCURRENCY),
+                                        Duration.ofSeconds(120));
+                                b.call(BullMq.op("fill").put("n", n).put("delay", 0), timeout());
+                                Redis.Snapshot before = Redis.snapshot(stats);
+                                JsonNode r = b.call(
+                                        BullMq.op("drain").put("n", n).put("concurrency", DRAIN_CONCURRENCY),
+                                        Duration.ofSeconds(180));
+                                Redis.Snapshot after = Redis.snapshot(stats);
+                                got = new double[] {
+                                    n / r.get("seconds").asDouble(),
+                                    after.commandsPer(before, n),
+                                    after.cpuMicrosPer(before, n)
+                                };
+                            }
+                        } else {
+                            try (QueueSide q = QueueSide.open(side, redis, "q-drain-" + side)) {
+                                drainOnce(q, warm, null);
+                                got = drainOnce(q, n, stats);
+                            }
+                        }
+                    }
+                    results.add(id, side, got[0]);
+                    results.add(id + ".commands", side, got[1]);
+                    results.add(id + ".redisCpu", side, got[2]);
+                    Progress.line(
+                            "%-36s %-22s %10s jobs/s, %.2f commands/job",
+                            id, side + " r" + round, Report.number(got[0]), got[1]);
+                });
+        results.note(
+                id,
+                "method",
+                n + " due jobs are stored first (a warm-up drain of " + warm + " before); the figure is n ÷ the time"
+                        + " from the consumers' start to the last job handled; " + DRAIN_CONCURRENCY
+                        + " consumers, empty handler; " + settings.rounds() + " round(s), side order shuffled");
+        results.note(
+                id,
+                Sides.DEFERLOCK,
+                "`DelayQueueWorker`, concurrency 8, defaults: claimed with a visibility deadline, acked");
+        results.note(
+                id,
+                Sides.REDISSON,
+                "8 threads `take()` on the destination `RBlockingQueue` (no ack: a crash loses the job)");
+        results.note(id, Sides.REDISSON_TUNED, "8 threads `poll(32)`, `take()` when empty; tuned client");
+        results.note(id, Sides.BULLMQ, "`new Worker(queue, async () => {}, {concurrency: 8})`, completion included");
+        results.note(id, Sides.SEED, "8 threads ZRANGEBYSCORE LIMIT 0 1 + ZREM, sleep 500 ms when empty");
+    }
+
+    /** Stores n due jobs, starts 8 consumers, returns {jobs/s, commands/job, µs CPU/job}. */
+    private double[] drainOnce(QueueSide q, int n, Jedis stats) throws Exception {
+        for (int from = 0; from < n; from += CHUNK) {
+            int k = Math.min(CHUNK, n - from);
+            List<String> jobs = new ArrayList<>(k);
+            for (int i = 0; i < k; i++) {
+                jobs.add(QueueSide.payload(from + i, 0));
+            }
+            q.addBulk(jobs, java.util.Collections.nCopies(k, 0L));
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (q.ready() < n && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        CountDownLatch done = new CountDownLatch(n);
+        Redis.Snapshot before = stats == null ? null : Redis.snapshot(stats);
+        long start = System.nanoTime();
+        AutoCloseable consumers = q.consume(DRAIN_CONCURRENCY, p -> done.countDown());
+        try {
+            if (!done.await(180, TimeUnit.SECONDS)) {
+                throw new IllegalStateException(done.getCount() + " jobs left after 180 s");
+            }
+            double secs = (System.nanoTime() - start) / 1e9;
+            if (stats == null) {
+                return null;
+            }
+            Redis.Snapshot after = Redis.snapshot(stats);
+            return new double[] {n / secs, after.commandsPer(before, n), after.cpuMicrosPer(before, n)};
+        } finally {
+            consumers.close();
+        }
+    }
+
+    /** What a lateness run produced: lateness per handled job (µs) and whether it kept up. */
+    record Lateness(long[] micros, long jobs, long early, double handledRate, double dueRate) {
+        boolean saturated() {
+            return micros.length < jobs || handledRate < 0.9 * dueRate;
+        }
+
+        double percentileMillis(double p) {
+            if (micros.length == 0) {
+                return Double.NaN;
+            }
+            long[] s = micros.clone();
+            Arrays.sort(s);
+            int rank = (int) Math.ceil(p / 100.0 * s.length);
+            return s[Math.max(0, Math.min(s.length - 1, rank - 1))] / 1000.0;
+        }
+    }
+
+    /** {@code queue.lateness.<rate>.*}: jobs fall due at a fixed rate; lateness = handler start − due, one clock. */
+    void lateness() {
+        for (int rate : Metrics.DUE_RATES) {
+            String p = "queue.lateness." + rate + ".";
+            Rounds.run(
+                    p + "*",
+                    settings.rounds(),
+                    sides(Sides.CONSUMING, p + "p50", p + "p99", p + "max", p + "early"),
+                    (side, round) -> {
+                        redis.flushAll();
+                        Lateness l = side.equals(Sides.BULLMQ) ? bullmqLateness(rate) : javaLateness(side, rate);
+                        boolean sat = l.saturated();
+                        results.add(p + "p50", side, l.percentileMillis(50), sat);
+                        results.add(p + "p99", side, l.percentileMillis(99), sat);
+                        results.add(p + "max", side, l.percentileMillis(100), sat);
+                        results.add(p + "early", side, l.early(), sat);
+                        Progress.line(
+                                "%-36s %-22s p50 %s p99 %s max %s ms, handled %d of %d at %s/s%s",
+                                p + "*",
+                                side + " r" + round,
+                                Report.number(l.percentileMillis(50)),
+                                Report.number(l.percentileMillis(99)),
+                                Report.number(l.percentileMillis(100)),
+                                l.micros().length,
+                                l.jobs(),
+                                Report.number(l.handledRate()),
+                                sat ? " SATURATED" : "");
+                    });
+            results.note(
+                    p + "p99",
+                    "method",
+                    "jobs fall due at " + rate + "/s for "
+                            + settings.latenessWindow().toMillis() + " ms; a producer adds"
+                            + " each job about " + settings.latenessDelay().toMillis()
+                            + " ms before its due time (in 50 ms"
+                            + " ticks, each job with its own delay) while " + LATENESS_CONSUMERS + " consumers run;"
+                            + " the due time is written into the payload from the client's clock and the handler reads"
+                            + " the same clock at its start; a run that handled fewer jobs than fell due, or at under 90%"
+                            + " of the due rate, is *saturated* and gets no verdict");
+        }
+    }
+
+    private Lateness javaLateness(String side, int rate) throws Exception {
+        int n = (int) (rate * settings.latenessWindow().toMillis() / 1000);
+        long delayMicros = settings.latenessDelay().toMillis() * 1000;
+        long[] late = new long[n];
+        AtomicLong handled = new AtomicLong();
+        AtomicLong early = new AtomicLong();
+        AtomicLong last = new AtomicLong();
+        try (QueueSide q = QueueSide.open(side, redis, "q-late-" + side)) {
+            AutoCloseable consumers = q.consume(LATENESS_CONSUMERS, payload -> {
+                long now = QueueSide.nowMicros();
+                long l = now - QueueSide.dueMicrosOf(payload);
+                if (l < 0) {
+                    early.incrementAndGet();
+                }
+                long i = handled.getAndIncrement();
+                if (i < n) {
+                    late[(int) i] = l;
+                }
+                last.accumulateAndGet(now, Math::max);
+            });
+            long t0 = QueueSide.nowMicros() + delayMicros;
+            try {
+                int next = 0;
+                while (next < n) {
+                    long horizon = QueueSide.nowMicros() + delayMicros + 50_000;
+                    List<String> jobs = new ArrayList<>();
+                    List<Long> delays = new ArrayList<>();
+                    long now = QueueSide.nowMicros();
+                    while (next < n && t0 + next * 1_000_000L / rate <= horizon) {
+                        long due = t0 + next * 1_000_000L / rate;
+                        jobs.add(QueueSide.payload(next, due));
+                        delays.add(Math.max(0, (due - now + 999) / 1000));
+                        next++;
+                    }
+                    if (!jobs.isEmpty()) {
+                        q.addBulk(jobs, delays);
+                    }
+                    Thread.sleep(50);
+                }
+                long deadline = System.nanoTime()
+                        + settings.latenessDelay().plusSeconds(3).toNanos();
+                while (handled.get() < n && System.nanoTime() < deadline) {
+                    Thread.sleep(20);
+                }
+            } finally {
+                consumers.close();
+            }
+            int got = (int) Math.min(n, handled.get());
+            double span = (last.get() - t0) / 1e6;
+            return new Lateness(
+                    Arrays.copyOf(late, got),
+                    n,
+                    early.get(),
+                    span <= 0 ? 0 : got / Math.max(span, n / (double) rate),
+                    rate);
+        }
+    }
+
+    private Lateness bullmqLateness(int rate) throws Exception {
+        try (BullMq b = BullMq.start(redis, "bq-late")) {
+            JsonNode r = b.call(
+                    BullMq.op("lateness")
+                            .put("rate", rate)
+                            .put("ms", settings.latenessWindow().toMillis())
+                            .put("delayMs", settings.latenessDelay().toMillis())
+                            .put("concurrency", LATENESS_CONSUMERS)
+                            .put("graceMs", 3000),
+                    settings.latenessWindow().plus(settings.latenessDelay()).plusSeconds(60));
+            JsonNode lm = r.get("lateMicros");
+            long[] late = new long[lm.size()];
+            for (int i = 0; i < late.length; i++) {
+                late[i] = lm.get(i).asLong();
+            }
+            long n = r.get("n").asLong();
+            double span = (r.get("lastHandled").asDouble() - r.get("firstDue").asDouble()) / 1e6;
+            return new Lateness(
+                    late,
+                    n,
+                    r.get("early").asLong(),
+                    span <= 0 ? 0 : late.length / Math.max(span, n / (double) rate),
+                    rate);
+        }
+    }
+
+    /** {@code queue.idle.*}: one idle consumer; client-sent (MONITOR) and server-executed (commandstats) commands. */
+    void idle() {
+        String client = "queue.idle.clientCommandsPerSec";
+        String server = "queue.idle.serverCommandsPerSec";
+        Rounds.run("queue.idle", settings.idleRounds(), sides(Sides.CONSUMING, client, server), (side, round) -> {
+            redis.flushAll();
+            double[] got;
+            if (side.equals(Sides.BULLMQ)) {
+                try (BullMq b = BullMq.start(redis, "bq-idle")) {
+                    b.call(BullMq.op("idleStart"), timeout());
+                    got = watchIdle();
+                    b.call(BullMq.op("idleStop"), timeout());
+                }
+            } else {
+                try (QueueSide q = QueueSide.open(side, redis, "q-idle-" + side)) {
+                    AutoCloseable consumer = q.consume(1, p -> {});
+                    try {
+                        got = watchIdle();
+                    } finally {
+                        consumer.close();
+                    }
+                }
+            }
+            results.add(client, side, got[0]);
+            results.add(server, side, got[1]);
+            Progress.line(
+                    "%-36s %-22s client-sent %.2f/s, server-executed %.2f/s",
+                    "queue.idle", side + " r" + round, got[0], got[1]);
+        });
+        results.note(
+                client,
+                "method",
+                "one consumer (concurrency 1) on an empty queue; after 1 s to settle, MONITOR counts the commands"
+                        + " clients send (lines from scripts and the harness's own INFO excluded) and INFO commandstats"
+                        + " the commands the server executes (inside scripts included) over "
+                        + settings.idleWindow().toMillis() + " ms per round, " + settings.idleRounds()
+                        + " round(s); Redisson's consumer is `take()` (its natural idle loop: one blocking BLPOP), BullMQ's a"
+                        + " default `Worker`");
+    }
+
+    /** Counts client-sent and server-executed commands per second over the idle window. */
+    private double[] watchIdle() throws Exception {
+        Thread.sleep(1000);
+        AtomicLong sent = new AtomicLong();
+        Jedis monitor = redis.connection();
+        Thread t = new Thread(() -> {
+            try {
+                monitor.monitor(new JedisMonitor() {
+                    @Override
+                    public void onCommand(String command) {
+                        String c = command.toLowerCase(java.util.Locale.ROOT);
+                        if (!c.contains(" lua]") && !c.contains("\"info\"") && !c.contains("\"monitor\"")) {
+                            sent.incrementAndGet();
+                        }
+                    }
+                });
+            } catch (RuntimeException e) {
+                // closed at the window's end
+            }
+        });
+        t.setDaemon(true);
+        t.start();
+        Thread.sleep(200);
+        try (Jedis stats = redis.connection()) {
+            long s0 = sent.get();
+            Redis.Snapshot before = Redis.snapshot(stats);
+            long start = System.nanoTime();
+            Thread.sleep(settings.idleWindow().toMillis());
+            Redis.Snapshot after = Redis.snapshot(stats);
+            long s1 = sent.get();
+            double secs = (System.nanoTime() - start) / 1e9;
+            monitor.disconnect();
+            t.join(2000);
+            return new double[] {(s1 - s0) / secs, (after.calls() - before.calls()) / secs};
+        }
+    }
+
+    /** {@code queue.memory.bytesPerJob}: used_memory delta per pending job. */
+    void memory() {
+        String id = "queue.memory.bytesPerJob";
+        int n = settings.memoryJobs();
+        Rounds.run(id, settings.rounds(), sides(Sides.QUEUES, id), (side, round) -> {
+            redis.flushAll();
+            // One job first (scripts loaded, the queue's fixed keys created), then n more; each reading once
+            // the side's clients are closed, so their connection buffers are not counted.
+            fillAndClose(side, 1, 0);
+            long before = redis.usedMemory();
+            fillAndClose(side, n, 1);
+            long after = redis.usedMemory();
+            double per = (after - before) / (double) n;
+            results.add(id, side, per);
+            Progress.figure(id, side + " r" + round, per, "bytes/job");
+        });
+        results.note(
+                id,
+                "method",
+                n + " jobs with a 1 h delay and a 100-byte payload; INFO used_memory after − before ÷ n; the side"
+                        + " adds one job and closes its clients, the first reading; then adds n and closes, the second"
+                        + " (loaded scripts, fixed keys and connection buffers not counted)");
+    }
+
+    /** Opens the side, adds n jobs with a 1 h delay (payload numbers from {@code first}), closes it. */
+    private void fillAndClose(String side, int n, long first) throws Exception {
+        if (side.equals(Sides.BULLMQ)) {
+            try (BullMq b = BullMq.start(redis, "bq-mem")) {
+                b.call(BullMq.op("fill").put("n", n).put("delay", FAR), Duration.ofSeconds(180));
+            }
+        } else {
+            try (QueueSide q = QueueSide.open(side, redis, "q-mem-" + side)) {
+                AtomicLong seq = new AtomicLong(first * 1_000_000_000L);
+                for (int from = 0; from < n; from += CHUNK) {
+                    int k = Math.min(CHUNK, n - from);
+                    List<String> jobs = new ArrayList<>(k);
+                    for (int i = 0; i < k; i++) {
+                        jobs.add(QueueSide.payload(seq.getAndIncrement(), 0));
+                    }
+                    q.addBulk(jobs, java.util.Collections.nCopies(k, FAR));
+                }
+            }
+        }
+        Thread.sleep(200);
+    }
+
+    /** {@code queue.openloop.*}: fixed-rate adds at 25/50/75 % of the slower side's 8-thread maximum. */
+    void openLoop() {
+        Map<String, Double> max = new LinkedHashMap<>();
+        for (String side : Sides.OPEN_QUEUES) {
+            try (QueueSide q = QueueSide.open(side, redis, "q-max-" + side)) {
+                AtomicLong count = new AtomicLong();
+                AtomicLong seq = new AtomicLong();
+                long[] window = new long[2];
+                LockRuns.runThreads(
+                        LockRuns.THREADS,
+                        settings.warmup(),
+                        settings.measure(),
+                        i -> q.add(QueueSide.payload(seq.incrementAndGet(), 0), FAR),
+                        count,
+                        window,
+                        () -> {},
+                        () -> {});
+                double m = count.get() / ((window[1] - window[0]) / 1e9);
+                max.put(side, m);
+                Progress.figure("queue.openloop (max)", side, m, "jobs/s, 8 threads closed loop");
+            } catch (Exception e) {
+                Progress.line("!! queue.openloop max of %s failed: %s", side, e);
+            }
+            redis.flushAll();
+        }
+        double slowest =
+                max.values().stream().mapToDouble(Double::doubleValue).min().orElseThrow();
+        String slowSide = max.entrySet().stream()
+                .filter(e -> e.getValue() == slowest)
+                .findFirst()
+                .orElseThrow()
+                .getKey();
+        for (int load : Metrics.LOADS) {
+            double rate = slowest * load / 100.0;
+            String p = "queue.openloop." + load + ".";
+            Rounds.run(p + "*", settings.rounds(), new ArrayList<>(max.keySet()), (side, round) -> {
+                redis.flushAll();
+                try (QueueSide q = QueueSide.open(side, redis, "q-open-" + side)) {
+                    AtomicLong seq = new AtomicLong();
+                    OpenLoop.Result r =
+                            OpenLoop.run(rate, LockRuns.THREADS, settings.warmup(), settings.openLoop(), i -> {
+                                q.add(QueueSide.payload(seq.incrementAndGet(), 0), FAR);
+                                return null;
+                            });
+                    OpenLoop.publish(results, p, side, round, r);
+                }
+            });
+            results.note(
+                    p + "p99",
+                    "method",
+                    String.format(
+                            java.util.Locale.ROOT,
+                            "offered %.0f adds/s (%d%% of %s's %s jobs/s, the slowest side's 8-thread closed-loop maximum"
+                                    + " measured just before) to every side; %d worker threads; latency from the intended start"
+                                    + " to the add's answer; HdrHistogram",
+                            rate,
+                            load,
+                            slowSide,
+                            Report.number(slowest),
+                            LockRuns.THREADS));
+        }
+    }
+}
