@@ -330,6 +330,44 @@ final class DelayQueueIT {
     }
 
     @Test
+    void schedule_before1970_isDueAtOnceAndEveryDueAtReportsTheRequestedTime(UnifiedJedis redis) {
+        DelayQueue<Msg> q = queue(redis);
+        Instant at1960 = Instant.parse("1960-01-01T00:00:00Z");
+        Instant lastMilliOf1969 = Instant.parse("1969-12-31T23:59:59.999Z"); // -1 ms: no "none" marker
+        Instant epoch = Instant.EPOCH;
+        Instant farPast = Instant.MIN; // earlier than Lua numbers count exactly: reported as the floor
+        Instant floor = Instant.ofEpochMilli(-(1L << 53));
+
+        EnqueueResult a = q.schedule("a", new Msg("a", 1), at1960);
+        List<EnqueueResult> batch = q.enqueueAll(List.of(
+                NewJob.at("b", new Msg("b", 2), lastMilliOf1969),
+                NewJob.at("c", new Msg("c", 3), epoch),
+                NewJob.at("d", new Msg("d", 4), farPast)));
+        EnqueueResult again = q.schedule("a", new Msg("a2", 9), serverNow(redis).plusSeconds(60));
+
+        Map<String, Instant> requested = Map.of("a", at1960, "b", lastMilliOf1969, "c", epoch, "d", floor);
+        assertThat(a.dueAt()).isEqualTo(at1960);
+        assertThat(batch).extracting(EnqueueResult::dueAt).containsExactly(lastMilliOf1969, epoch, floor);
+        assertThat(again.duplicate()).isTrue();
+        assertThat(again.dueAt()).isEqualTo(at1960);
+        requested.forEach(
+                (id, at) -> assertThat(q.get(id).orElseThrow().dueAt()).as(id).contains(at));
+
+        // due at once, claimed in enqueue order (all wait with the same clamped score)
+        List<Job<Msg>> jobs = q.claim(10);
+        assertThat(jobs).extracting(Job::id).containsExactly("a", "b", "c", "d");
+        jobs.forEach(job -> assertThat(job.dueAt()).as(job.id()).isEqualTo(requested.get(job.id())));
+        requested.forEach(
+                (id, at) -> assertThat(q.get(id).orElseThrow().dueAt()).as(id).contains(at));
+
+        // a redelivery is due when it was returned, not at the requested time
+        assertThat(q.nack(jobs.get(0), "again", Duration.ZERO)).isTrue();
+        JobInfo redelivery = q.get("a").orElseThrow();
+        assertThat(redelivery.state()).isEqualTo(JobState.DUE);
+        assertThat(redelivery.dueAt().orElseThrow()).isAfter(Instant.parse("2020-01-01T00:00:00Z"));
+    }
+
+    @Test
     void clock_isUsedForTheLocalVisibilityEstimate(UnifiedJedis redis) {
         Instant fixed = Instant.parse("2030-01-01T00:00:00Z");
         DelayQueue<Msg> q = DelayQueue.builder(redis, "q", Msg.class)
