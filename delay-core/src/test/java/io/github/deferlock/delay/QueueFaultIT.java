@@ -118,8 +118,8 @@ final class QueueFaultIT {
                     assertThat(delivered.add(job.id()))
                             .as("delivered once: " + job.id())
                             .isTrue();
-                    queue.ack(job);
                 }
+                queue.ackAll(jobs);
                 return jobs.isEmpty();
             });
             long window = Duration.ofSeconds(2).toNanos();
