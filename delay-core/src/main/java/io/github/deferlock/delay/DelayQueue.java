@@ -106,6 +106,8 @@ public final class DelayQueue<T> {
     private static volatile long idPrefix = IDS.nextLong();
     private static final byte[] DELAY = {'d'};
     private static final byte[] AT = {'a'};
+    /** The earliest due time reported as requested: -2^53 ms, below which a Lua number is not exact. */
+    private static final Instant EARLIEST_REPORTED = Instant.ofEpochMilli(-(1L << 53));
 
     /** The most dead letters one {@link #deadLetters(int)} call returns, so one call stays cheap for Redis. */
     public static final int MAX_DEAD_LIST = 1000;
@@ -240,7 +242,10 @@ public final class DelayQueue<T> {
 
     /**
      * Enqueues a job due at {@code at} (compared with the Redis server clock; a time in the past is due at
-     * once), with a generated id.
+     * once), with a generated id. The result, {@link #get(String)} and the claimed {@link Job} report {@code
+     * at} (to the millisecond) as the due time, also before 1970; jobs due before 1970 all wait with the
+     * earliest score, so they come out in enqueue order among themselves. A time before -2^53 ms (about
+     * 283,000 BC) is reported as that.
      *
      * @throws NullPointerException when an argument is null
      * @throws IllegalArgumentException when {@code at} is more than {@link #MAX_DELAY} ahead or the payload is
@@ -525,16 +530,17 @@ public final class DelayQueue<T> {
 
     private static EnqueueResult result(String id, boolean generated, List<?> reply, int k) {
         boolean added = (Long) reply.get(1 + 2 * k) == 1L;
-        long due = (Long) reply.get(2 + 2 * k);
+        Long due = (Long) reply.get(2 + 2 * k); // null: the existing job is in flight or dead
         // a generated id that exists was written by our own earlier try of the same call
-        return new EnqueueResult(id, !added && !generated, due < 0 ? null : Instant.ofEpochMilli(due));
+        return new EnqueueResult(id, !added && !generated, due == null ? null : Instant.ofEpochMilli(due));
     }
 
     private void addJobArgs(List<byte[]> args, String id, byte[] payload, Duration delay, Instant at) {
         args.add(utf8(id));
         if (at != null) {
             args.add(AT);
-            args.add(num(at.isBefore(Instant.EPOCH) ? 0 : at.toEpochMilli())); // before 1970 is simply "due now"
+            // sent as is: the script makes a time before 1970 due at once (score 0) and keeps it for dueAt()
+            args.add(num(at.isBefore(EARLIEST_REPORTED) ? EARLIEST_REPORTED.toEpochMilli() : at.toEpochMilli()));
         } else {
             args.add(DELAY);
             args.add(num(toMillis(delay)));
@@ -976,9 +982,15 @@ public final class DelayQueue<T> {
                     case 'x' ->
                         new JobInfo(
                                 id, JobState.DEAD, env.attempts(), Optional.empty(), Optional.empty(), at, lastError);
-                    default ->
+                    default -> // a job scheduled before 1970 waits with score 0 and keeps its requested time
                         new JobInfo(
-                                id, JobState.DUE, env.attempts(), at, Optional.empty(), Optional.empty(), lastError);
+                                id,
+                                JobState.DUE,
+                                env.attempts(),
+                                env.dueMs() == Envelope.NO_DUE ? at : Optional.of(Instant.ofEpochMilli(env.dueMs())),
+                                Optional.empty(),
+                                Optional.empty(),
+                                lastError);
                 });
     }
 

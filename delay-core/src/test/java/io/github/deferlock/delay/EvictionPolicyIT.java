@@ -19,7 +19,10 @@ import redis.clients.jedis.Jedis;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.UnifiedJedis;
 
-/** Q8: a server that may evict queue keys makes a worker refuse to start (or warn when allowed). */
+/**
+ * Q8: a server that may evict queue keys makes a worker refuse to start (or warn when allowed); a policy the
+ * worker cannot read is one WARN. The WARN lines are read from the log ({@link CapturedLog}).
+ */
 @ExtendWith(RedisExtension.class)
 final class EvictionPolicyIT {
     private RedisServer server;
@@ -41,35 +44,44 @@ final class EvictionPolicyIT {
         DelayQueue<Msg> queue = DelayQueue.builder(redis, "q8", Msg.class).build();
         DelayQueueWorker<Msg> worker =
                 DelayQueueWorker.builder(queue, job -> {}).build();
-        assertThatThrownBy(worker::start)
-                .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("allkeys-lru")
-                .hasMessageContaining("noeviction")
-                .hasMessageContaining("volatile-")
-                .hasMessageContaining("allowEvictionPolicy(true)");
+        try (CapturedLog log = new CapturedLog()) {
+            assertThatThrownBy(worker::start)
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("allkeys-lru")
+                    .hasMessageContaining("noeviction")
+                    .hasMessageContaining("volatile-")
+                    .hasMessageContaining("allowEvictionPolicy(true)");
+            assertThat(log.warnings("maxmemory-policy")).isEmpty(); // refused, not warned
+        }
         assertThat(worker.isRunning()).isFalse();
         assertThat(worker.close(Duration.ofSeconds(1))).isTrue();
     }
 
     @Test
-    void start_allkeysLruAllowedExplicitly_startsAndHandles(RedisServer server, UnifiedJedis redis) {
+    void start_allkeysLruAllowedExplicitly_warnsOnceNamingThePolicy_startsAndHandles(
+            RedisServer server, UnifiedJedis redis) {
         this.server = server;
         server.config("maxmemory-policy", "allkeys-lru");
         DelayQueue<Msg> queue = DelayQueue.builder(redis, "q8", Msg.class).build();
         Set<Integer> handled = ConcurrentHashMap.newKeySet();
-        try (DelayQueueWorker<Msg> worker = DelayQueueWorker.builder(
-                        queue, job -> handled.add(job.payload().n()))
-                .allowEvictionPolicy(true)
-                .build()
-                .start()) {
+        try (CapturedLog log = new CapturedLog();
+                DelayQueueWorker<Msg> worker = DelayQueueWorker.builder(
+                                queue, job -> handled.add(job.payload().n()))
+                        .allowEvictionPolicy(true)
+                        .build()
+                        .start()) {
             queue.enqueue(new Msg("x", 1));
             await().atMost(Duration.ofSeconds(10)).until(() -> handled.contains(1));
             assertThat(worker.isRunning()).isTrue();
+            assertThat(log.warnings("maxmemory-policy")).hasSize(1);
+            assertThat(log.warnings(
+                            "'q8'", "maxmemory-policy is allkeys-lru", "noeviction", "allowEvictionPolicy(true)"))
+                    .hasSize(1);
         }
     }
 
     @Test
-    void start_volatileOrNoeviction_starts(RedisServer server) {
+    void start_volatileOrNoeviction_startsWithoutWarning(RedisServer server) {
         this.server = server;
         for (String policy : new String[] {"noeviction", "volatile-lru", "volatile-ttl"}) {
             server.config("maxmemory-policy", policy);
@@ -77,9 +89,11 @@ final class EvictionPolicyIT {
             RedisClient redis = server.newClient();
             DelayQueue<Msg> queue = DelayQueue.builder(redis, "q8", Msg.class).build();
             assertThat(queue.evictionPolicy()).contains(policy);
-            try (DelayQueueWorker<Msg> worker =
-                    DelayQueueWorker.builder(queue, job -> {}).build().start()) {
+            try (CapturedLog log = new CapturedLog();
+                    DelayQueueWorker<Msg> worker =
+                            DelayQueueWorker.builder(queue, job -> {}).build().start()) {
                 assertThat(worker.isRunning()).isTrue();
+                assertThat(log.warnings("maxmemory-policy")).as(policy).isEmpty();
             }
             redis.close();
         }
@@ -100,15 +114,19 @@ final class EvictionPolicyIT {
     }
 
     @Test
-    void start_infoAndConfigDenied_warnsAndStarts(RedisServer server) {
+    void start_infoAndConfigDenied_warnsOnceCouldNotCheck_andStarts(RedisServer server) {
         this.server = server;
         server.config("maxmemory-policy", "allkeys-lru");
         try (RedisClient app = appUser(server, "-@dangerous")) {
             DelayQueue<Msg> queue = DelayQueue.builder(app, "q8", Msg.class).build();
             assertThat(queue.evictionPolicy()).isEqualTo(Optional.empty());
-            try (DelayQueueWorker<Msg> worker =
-                    DelayQueueWorker.builder(queue, job -> {}).build().start()) {
-                assertThat(worker.isRunning()).isTrue(); // with one WARN: could not check
+            try (CapturedLog log = new CapturedLog();
+                    DelayQueueWorker<Msg> worker =
+                            DelayQueueWorker.builder(queue, job -> {}).build().start()) {
+                assertThat(worker.isRunning()).isTrue();
+                assertThat(log.warnings("maxmemory-policy")).hasSize(1);
+                assertThat(log.warnings("'q8'", "could not check", "maxmemory-policy"))
+                        .hasSize(1);
             }
         }
     }

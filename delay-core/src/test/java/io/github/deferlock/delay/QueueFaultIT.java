@@ -6,7 +6,9 @@ import static org.awaitility.Awaitility.await;
 import io.github.deferlock.testing.RedisExtension;
 import io.github.deferlock.testing.RedisServer;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -74,9 +76,15 @@ final class QueueFaultIT {
         assertThat(queue.size(JobState.DEAD)).isZero();
     }
 
-    /** Q5, everysec: a SIGKILL under enqueue load may lose up to about a second of acknowledged enqueues; measured. */
+    /**
+     * Q5, everysec: a SIGKILL under enqueue load loses at most about one second of acknowledged enqueues:
+     * every lost one was acknowledged within the last 2 s before the kill (1 s of fsync interval plus 1 s of
+     * margin: Redis may postpone a slow fsync by up to a second more), so the loss is at most the enqueues
+     * acknowledged in those 2 s (the measured rate × 2 s). Nothing is delivered twice, and nothing that was
+     * never enqueued is delivered (at most the calls that failed at the kill may have been applied).
+     */
     @Test
-    void enqueue_redisKilledWithEverysec_lossMeasuredNoDuplicates() {
+    void enqueue_redisKilledWithEverysec_lossAtMostAboutOneSecondOfAcknowledgedEnqueues() {
         try (RedisServer server = RedisServer.builder()
                         .appendOnly(true)
                         .appendFsync("everysec")
@@ -84,19 +92,28 @@ final class QueueFaultIT {
                 RedisClient producer = Clients.pooled(server)) {
             DelayQueue<Msg> queue =
                     DelayQueue.builder(producer, "q5", Msg.class).build();
-            Set<String> acknowledged = ConcurrentHashMap.newKeySet();
+            Map<String, Long> acknowledgedAt = new ConcurrentHashMap<>(); // id -> when enqueue returned, ns
+            Set<String> failedIds = ConcurrentHashMap.newKeySet();
             AtomicBoolean stop = new AtomicBoolean();
             Thread load = new Thread(() -> {
                 for (int i = 0; !stop.get(); i++) {
+                    String id = "e-" + i;
                     try {
-                        acknowledged.add(queue.enqueue(new Msg("load", i)).id());
+                        queue.enqueue(id, new Msg("load", i), Duration.ZERO);
+                        acknowledgedAt.put(id, System.nanoTime());
                     } catch (DelayQueueException e) {
-                        // unknown outcome while Redis is down; not counted as acknowledged
+                        failedIds.add(id); // unknown outcome while Redis is down; not counted as acknowledged
                     }
                 }
             });
+            long loadStarted = System.nanoTime();
             load.start();
-            await().atMost(Duration.ofSeconds(20)).until(() -> acknowledged.size() >= 3000);
+            // long enough that most acknowledged enqueues are older than the 2 s window the loss may come from
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> acknowledgedAt.size() >= 3000
+                            && System.nanoTime() - loadStarted
+                                    >= Duration.ofSeconds(5).toNanos());
+            long killedAt = System.nanoTime();
             server.kill();
             stop.set(true);
             await().atMost(Duration.ofSeconds(10)).until(() -> !load.isAlive());
@@ -108,19 +125,38 @@ final class QueueFaultIT {
                     assertThat(delivered.add(job.id()))
                             .as("delivered once: " + job.id())
                             .isTrue();
-                    queue.ack(job);
                 }
+                queue.ackAll(jobs);
                 return jobs.isEmpty();
             });
-            long lost =
-                    acknowledged.stream().filter(id -> !delivered.contains(id)).count();
+            long window = Duration.ofSeconds(2).toNanos();
+            long perSecond = acknowledgedAt.values().stream()
+                    .filter(t -> t > killedAt - Duration.ofSeconds(1).toNanos())
+                    .count();
+            long inWindow = acknowledgedAt.values().stream()
+                    .filter(t -> t > killedAt - window)
+                    .count();
+            List<String> lost = acknowledgedAt.keySet().stream()
+                    .filter(id -> !delivered.contains(id))
+                    .toList();
+            long lostBeforeWindow = lost.stream()
+                    .filter(id -> acknowledgedAt.get(id) <= killedAt - window)
+                    .count();
             LOG.warn(
-                    "Q5 appendfsync everysec: {} acknowledged enqueues, {} delivered after SIGKILL, {} lost",
-                    acknowledged.size(),
+                    "Q5 appendfsync everysec: {} acknowledged enqueues ({} in the last second before the SIGKILL), {}"
+                            + " delivered after it, {} lost (bound: the {} acknowledged in the last 2 s)",
+                    acknowledgedAt.size(),
+                    perSecond,
                     delivered.size(),
-                    lost);
-            assertThat(delivered).isSubsetOf(acknowledged);
-            assertThat(lost).isLessThan(acknowledged.size()); // a non-promise: reported, not asserted zero
+                    lost.size(),
+                    inWindow);
+            assertThat(lostBeforeWindow)
+                    .as("lost enqueues acknowledged more than 2 s before the kill")
+                    .isZero();
+            assertThat((long) lost.size()).isLessThanOrEqualTo(inWindow);
+            Set<String> unacknowledged = new HashSet<>(delivered);
+            unacknowledged.removeAll(acknowledgedAt.keySet());
+            assertThat(failedIds).containsAll(unacknowledged);
         }
     }
 }

@@ -9,11 +9,15 @@ import java.nio.charset.StandardCharsets;
  * @param state {@code 'w'} waiting (due), {@code 'f'} in flight, {@code 'x'} dead
  * @param attempts deliveries counted so far
  * @param receipt the receipt of the current claim, empty unless in flight
- * @param dueMs the due time of the current delivery (epoch ms), -1 unless in flight
+ * @param dueMs in flight: the due time of the current delivery (epoch ms); waiting: the requested due time of
+ *     a job scheduled before 1970 (negative; it waits with score 0, due at once); else {@link #NO_DUE}
  * @param raw the whole envelope
  * @param payloadOffset where the payload starts in {@code raw}
  */
 public record Envelope(char state, int attempts, String receipt, long dueMs, byte[] raw, int payloadOffset) {
+
+    /** {@link #dueMs()} when the envelope holds no due time. */
+    public static final long NO_DUE = Long.MIN_VALUE;
 
     private static final int HEADER = 13;
 
@@ -32,7 +36,8 @@ public record Envelope(char state, int attempts, String receipt, long dueMs, byt
         int i3 = indexOf(raw, i2 + 1);
         int attempts = (int) parseLong(raw, HEADER, i1, 0);
         String receipt = new String(raw, i1 + 1, i2 - i1 - 1, StandardCharsets.US_ASCII);
-        long due = parseLong(raw, i2 + 1, i3, -1);
+        long due =
+                i3 > i2 + 1 && raw[i2 + 1] == '-' ? -parseLong(raw, i2 + 2, i3, 0) : parseLong(raw, i2 + 1, i3, NO_DUE);
         return new Envelope(state, attempts, receipt, due, raw, i3 + 1);
     }
 

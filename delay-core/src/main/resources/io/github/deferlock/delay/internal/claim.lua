@@ -38,7 +38,7 @@ local function split(env)
   local i1 = string.find(env, '|', 14, true)
   local i2 = string.find(env, '|', i1 + 1, true)
   local i3 = string.find(env, '|', i2 + 1, true)
-  return tonumber(string.sub(env, 14, i1 - 1)), string.sub(env, i1 + 1, i2 - 1), i3
+  return tonumber(string.sub(env, 14, i1 - 1)), string.sub(env, i1 + 1, i2 - 1), i3, string.sub(env, i2 + 1, i3 - 1)
 end
 
 local function receiptOf(env)
@@ -137,10 +137,11 @@ if #due > 0 then
   for k = 1, count do
     local env = envs[k]
     if env then
-      local attempts, _, i3 = split(env)
+      local attempts, _, i3, requested = split(env)
       receipt = receipt + 1
+      -- a job scheduled before 1970 (score 0) keeps its requested due time
       local updated = string.sub(env, 1, 12) .. 'f' .. (attempts + 1) .. '|' .. string.format('%x', receipt)
-        .. '|' .. due[2 * k] .. string.sub(env, i3)
+        .. '|' .. (requested ~= '' and requested or due[2 * k]) .. string.sub(env, i3)
       fields[#fields + 1] = ids[k]
       fields[#fields + 1] = updated
       scored[#scored + 1] = deadline

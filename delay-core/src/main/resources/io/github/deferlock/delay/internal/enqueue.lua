@@ -2,7 +2,8 @@
 --
 -- Envelope layout (the value of the jobs hash, one field per job id):
 --   <seq: 12 hex digits><state: w|f|x><attempts>|<receipt>|<due ms>|<payload JSON>
--- state w = waiting in the due zset, f = in flight, x = dead. The due/in-flight/dead zset member of a job
+-- state w = waiting in the due zset, f = in flight, x = dead. A job due before 1970 (a negative time) waits
+-- with score 0, due at once, and its waiting envelope keeps the requested time in the due ms field. The due/in-flight/dead zset member of a job
 -- is <seq><id>, so jobs with equal scores come out in enqueue (FIFO) order.
 --
 -- One job: HSETNX, ZADD, then ZRANK of the new member (0 = it is the earliest). A batch: one HMGET for the
@@ -20,8 +21,8 @@
 -- ARGV[4..] four per job: id, mode ("d" = delay ms from the server's TIME, "a" = absolute epoch ms),
 --           the delay or time in ms, payload
 -- returns {now ms, status 1, due ms 1, status 2, due ms 2, ...}: status 1 = added, 0 = the id exists (or
---         came earlier in this call) and nothing was written (due ms is then its current due time, or -1
---         when it is in flight or dead)
+--         came earlier in this call) and nothing was written (due ms is then its current due time, or nil
+--         when it is in flight or dead); a due time before 1970 is reported as requested
 --
 -- Replay: the client names each call by KEYS[4] (the same when it resends the call after a lost reply); when
 -- the record exists the call already ran and its recorded reply is returned, so a resent enqueue with a
@@ -46,21 +47,32 @@ end
 
 local function current(id, env)
   local score = redis.call('ZSCORE', KEYS[1], string.sub(env, 1, 12) .. id)
-  return score and tonumber(score) or -1
+  if not score then return false end
+  local i1 = string.find(env, '|', 14, true)
+  local i2 = string.find(env, '|', i1 + 1, true)
+  local requested = string.sub(env, i2 + 1, string.find(env, '|', i2 + 1, true) - 1)
+  return tonumber(requested ~= '' and requested or score)
+end
+
+-- the zset score, the envelope's due field and the due ms to report: before 1970 due at once (score 0)
+local function dueOf(mode, ms)
+  local due = tonumber(ms)
+  if mode ~= 'a' then due = now + due end
+  if due < 0 then return 0, ms, due end
+  return due, '', due
 end
 
 if n == 1 then
   local id = ARGV[4]
   local prefix = string.format('%012x', base + 1)
-  if redis.call('HSETNX', KEYS[2], id, prefix .. 'w0|||' .. ARGV[7]) == 0 then
+  local due, requested, shown = dueOf(ARGV[5], ARGV[6])
+  if redis.call('HSETNX', KEYS[2], id, prefix .. 'w0||' .. requested .. '|' .. ARGV[7]) == 0 then
     return recorded({now, 0, current(id, redis.call('HGET', KEYS[2], id))})
   end
-  local due = tonumber(ARGV[6])
-  if ARGV[5] ~= 'a' then due = now + due end
   redis.call('ZADD', KEYS[1], due, prefix .. id)
   -- every older member has a smaller seq, so rank 0 means strictly earlier than the old head (or none)
   if redis.call('ZRANK', KEYS[1], prefix .. id) == 0 then publish(due) end
-  return recorded({now, 1, due})
+  return recorded({now, 1, shown})
 end
 
 local ids = {}
@@ -94,17 +106,16 @@ for i = 1, n do
       stemHigh = high
     end
     local prefix = stem .. digits[low + 1]
-    local due = tonumber(ARGV[b + 2])
-    if ARGV[b + 1] ~= 'a' then due = now + due end
+    local due, requested, shown = dueOf(ARGV[b + 1], ARGV[b + 2])
     fields[f + 1] = id
-    fields[f + 2] = prefix .. 'w0|||' .. ARGV[b + 3]
+    fields[f + 2] = prefix .. 'w0||' .. requested .. '|' .. ARGV[b + 3]
     scored[f + 1] = due
     scored[f + 2] = prefix .. id
     f = f + 2
-    added[id] = due
+    added[id] = shown
     if minNew == nil or due < minNew then minNew = due end
     out[o + 1] = 1
-    out[o + 2] = due
+    out[o + 2] = shown
   end
   o = o + 2
 end
