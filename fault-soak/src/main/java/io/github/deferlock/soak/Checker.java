@@ -24,7 +24,8 @@ import java.util.stream.Collectors;
  *       larger token.
  *   <li>{@code overlap}: per resource, the accepted writes of two holds never interleave, and no write is
  *       accepted from a hold that checked it still held the lock after another hold with a larger token had
- *       already acquired it (two live holders at once).
+ *       already acquired it (two live holders at once). A write sent knowing the hold was lost is judged by the
+ *       fence alone (the first check).
  *   <li>{@code lost-enqueue}: every acknowledged enqueue was handled at least once.
  *   <li>{@code handled-after-ack}: no delivery (receipt) runs twice, and none starts after it was acked.
  *   <li>{@code stuck}: after the settle period nothing is in flight or due, and every dead letter has a reason.
@@ -121,7 +122,7 @@ final class Checker {
         });
         Map<String, List<Acquire>> acquires = h.acquires().stream().collect(Collectors.groupingBy(Acquire::key));
         for (Write w : h.writes()) {
-            if (!w.accepted()) {
+            if (!w.accepted() || !w.held()) {
                 continue;
             }
             for (Acquire other : acquires.getOrDefault(w.key(), List.of())) {

@@ -16,8 +16,10 @@ import java.util.Objects;
  *   <li>{@code ACQ key token hold startMs replyMs}: a lock was acquired; {@code startMs} is before the request,
  *       {@code replyMs} after the reply (wall clock of the machine, shared by every JVM on it)
  *   <li>{@code REL key token hold endMs outcome}: the hold ended: {@code released}, {@code lost} or {@code error}
- *   <li>{@code WRITE key token hold sendMs accepted}: the fenced resource judged a write ({@code 1} accepted,
- *       {@code 0} rejected); {@code sendMs} was taken before the holder checked {@code isHeld()} and sent it
+ *   <li>{@code WRITE key token hold sendMs accepted held}: the fenced resource judged a write ({@code 1}
+ *       accepted, {@code 0} rejected); {@code sendMs} was taken before the holder checked {@code isHeld()} and
+ *       sent it; {@code held} is what {@code isHeld()} said ({@code 0}: a write sent knowing the hold was lost,
+ *       which the fence must judge by the token alone)
  *   <li>{@code ENQ id} an acknowledged enqueue; {@code ENQ? id} an enqueue whose outcome is unknown (it threw)
  *   <li>{@code H id receipt attempts startMs client}: a handler run began
  *   <li>{@code R id receipt endMs}: that run finished its work (the job counts as handled)
@@ -64,7 +66,7 @@ record History(
     record Release(String key, long token, String hold, long endMs, String outcome) {}
 
     /** A write the fenced resource judged. */
-    record Write(String key, long token, String hold, long sendMs, boolean accepted) {}
+    record Write(String key, long token, String hold, long sendMs, boolean accepted, boolean held) {}
 
     /** A handler run that began. */
     record Handle(String id, String receipt, int attempts, long startMs, String client) {}
@@ -130,7 +132,13 @@ record History(
                     case "REL" ->
                         releases.add(new Release(f[1], Long.parseLong(f[2]), f[3], Long.parseLong(f[4]), f[5]));
                     case "WRITE" ->
-                        writes.add(new Write(f[1], Long.parseLong(f[2]), f[3], Long.parseLong(f[4]), "1".equals(f[5])));
+                        writes.add(new Write(
+                                f[1],
+                                Long.parseLong(f[2]),
+                                f[3],
+                                Long.parseLong(f[4]),
+                                "1".equals(f[5]),
+                                f.length < 7 || "1".equals(f[6])));
                     case "ENQ" -> enqueued.add(f[1]);
                     case "ENQ?" -> enqueueUnknown.add(f[1]);
                     case "H" -> handles.add(new Handle(f[1], f[2], Integer.parseInt(f[3]), Long.parseLong(f[4]), f[5]));

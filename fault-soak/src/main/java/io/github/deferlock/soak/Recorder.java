@@ -40,13 +40,14 @@ final class Recorder {
     }
 
     /**
-     * Writes to fenced resource {@code resource} with {@code token} on behalf of {@code hold}.
+     * Writes to fenced resource {@code resource} with {@code token} on behalf of {@code hold}; {@code held} is
+     * what the holder's {@code isHeld()} said just before.
      *
      * @return true when the resource accepted the write
      */
-    boolean fencedWrite(String resource, long token, String hold, long sendMs) {
+    boolean fencedWrite(String resource, long token, String hold, long sendMs, boolean held) {
         List<String> keys = List.of("soak:fence:{" + resource + "}", EVENTS);
-        List<String> args = List.of(Long.toString(token), hold, resource, Long.toString(sendMs));
+        List<String> args = List.of(Long.toString(token), hold, resource, Long.toString(sendMs), held ? "1" : "0");
         String sha = fenceSha;
         if (sha == null) {
             sha = redis.scriptLoad(FENCE_SCRIPT);

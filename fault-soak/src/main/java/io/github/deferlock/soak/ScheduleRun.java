@@ -13,6 +13,8 @@ import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -35,6 +37,14 @@ final class ScheduleRun {
             "-XX:TieredStopAtLevel=1",
             "-Xss512k",
             "-Dorg.slf4j.simpleLogger.defaultLogLevel=error");
+
+    /** Client JVMs alive now, killed by a shutdown hook if the runner is stopped mid-schedule. */
+    private static final Set<JvmProcess> LIVE = ConcurrentHashMap.newKeySet();
+
+    static {
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(() -> List.copyOf(LIVE).forEach(JvmProcess::close), "soak-cleanup"));
+    }
 
     private final Plan plan;
     private final Settings settings;
@@ -105,6 +115,7 @@ final class ScheduleRun {
             for (JvmProcess c : clients) {
                 if (c != null) {
                     c.close();
+                    LIVE.remove(c);
                 }
             }
         }
@@ -112,7 +123,7 @@ final class ScheduleRun {
 
     private JvmProcess startClient(int slot) {
         String name = "c" + slot + "g" + generations[slot]++;
-        return JvmProcess.start(
+        JvmProcess p = JvmProcess.start(
                 SoakClient.class,
                 CLIENT_JVM_OPTIONS,
                 Integer.toString(proxy.port()),
@@ -121,6 +132,8 @@ final class ScheduleRun {
                 plan.selfAck().get(slot) ? "1" : "0",
                 Long.toString(settings.leaseMs()),
                 Long.toString(settings.visibilityMs()));
+        LIVE.add(p);
+        return p;
     }
 
     /** Applies every fault at its time, each on its own thread; returns once all are over. */
@@ -152,6 +165,7 @@ final class ScheduleRun {
             case CLIENT_KILL -> {
                 synchronized (clients) {
                     clients[f.slot()].kill();
+                    LIVE.remove(clients[f.slot()]);
                 }
                 sleep(f.durationMs());
                 JvmProcess fresh;

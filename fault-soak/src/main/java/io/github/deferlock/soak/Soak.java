@@ -75,6 +75,9 @@ public final class Soak {
                 totals.harnessErrors++;
                 out.println(String.format(
                         Locale.ROOT, "schedule %d/%d seed %d: HARNESS ERROR %s", i + 1, schedules, seed, e));
+                for (Throwable c = e.getCause(); c != null; c = c.getCause()) {
+                    out.println("  caused by " + c);
+                }
             }
             out.flush();
         }

@@ -68,6 +68,7 @@ public final class SoakClient {
             daemon(() -> holdLoop(recorder, locks.get(resource), resource, name), "holder-" + resource);
         }
         daemon(() -> produceLoop(recorder, queue, name), "producer");
+        daemon(() -> exitWhenOrphaned(recorderClient), "orphan-check");
         System.out.println("READY");
         System.out.flush();
         Thread.currentThread().join(); // the runner kills this JVM
@@ -116,10 +117,13 @@ public final class SoakClient {
             int writes = rnd.nextInt(2, 6);
             for (int i = 0; i < writes; i++) {
                 long send = System.currentTimeMillis();
-                if (!lease.isHeld()) {
+                boolean held = lease.isHeld();
+                // A hold that knows it is lost still sends one write: the fence must reject it if a newer
+                // holder wrote already.
+                recorder.fencedWrite(resource, token, hold, send, held);
+                if (!held) {
                     break;
                 }
-                recorder.fencedWrite(resource, token, hold, send);
                 pause(rnd.nextLong(20, 80));
             }
             String outcome;
@@ -149,6 +153,22 @@ public final class SoakClient {
                 recorder.event("ENQ?", id);
             }
             pause(25);
+        }
+    }
+
+    /** Exits once the recorder has been unreachable for 5 s: the runner is gone (it never stops it). */
+    private static void exitWhenOrphaned(RedisClient recorder) {
+        long lastSeen = System.nanoTime();
+        while (true) {
+            pause(500);
+            try {
+                recorder.ping();
+                lastSeen = System.nanoTime();
+            } catch (RuntimeException e) {
+                if (System.nanoTime() - lastSeen > 5_000_000_000L) {
+                    System.exit(3);
+                }
+            }
         }
     }
 

@@ -16,6 +16,8 @@ final class Totals {
     long holdsLost;
     long writesAccepted;
     long writesRejected;
+    long staleWritesSent;
+    long staleWritesAccepted;
     long enqueued;
     long enqueueUnknown;
     long handlerRuns;
@@ -38,6 +40,9 @@ final class Totals {
                 h.releases().stream().filter(x -> x.outcome().equals("lost")).count();
         writesAccepted += h.writes().stream().filter(History.Write::accepted).count();
         writesRejected += h.writes().stream().filter(w -> !w.accepted()).count();
+        staleWritesSent += h.writes().stream().filter(w -> !w.held()).count();
+        staleWritesAccepted +=
+                h.writes().stream().filter(w -> !w.held() && w.accepted()).count();
         enqueued += h.enqueued().size();
         enqueueUnknown += h.enqueueUnknown().size();
         handlerRuns += h.handled().size();

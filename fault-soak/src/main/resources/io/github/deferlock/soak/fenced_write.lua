@@ -7,6 +7,7 @@
 -- ARGV[2] the hold id
 -- ARGV[3] the resource name (for the log line)
 -- ARGV[4] when the holder sent the write, epoch ms
+-- ARGV[5] 1 when the holder's isHeld() said it still held the lock, 0 for a write sent after it knew it lost it
 --
 -- Returns 1 when accepted, 0 when rejected.
 local last = redis.call('HGET', KEYS[1], 'token')
@@ -27,5 +28,5 @@ if accept then
   redis.call('HSET', KEYS[1], 'token', token, 'hold', ARGV[2])
   flag = 1
 end
-redis.call('RPUSH', KEYS[2], 'WRITE ' .. ARGV[3] .. ' ' .. token .. ' ' .. ARGV[2] .. ' ' .. ARGV[4] .. ' ' .. flag)
+redis.call('RPUSH', KEYS[2], 'WRITE ' .. ARGV[3] .. ' ' .. token .. ' ' .. ARGV[2] .. ' ' .. ARGV[4] .. ' ' .. flag .. ' ' .. ARGV[5])
 return flag
