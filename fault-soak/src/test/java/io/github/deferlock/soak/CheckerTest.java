@@ -95,6 +95,20 @@ final class CheckerTest {
     }
 
     @Test
+    void check_writeSentKnowingTheHoldWasLost_isJudgedByTheFenceAlone() {
+        // a paused holder resumed, saw isHeld() false and still wrote once: accepted because b had not written
+        History.Builder b = new History.Builder()
+                .line("ACQ r0 5 a 1000 1010")
+                .line("WRITE r0 5 a 1020 1 1")
+                .line("ACQ r0 6 b 3105 3110")
+                .line("WRITE r0 5 a 3130 1 0")
+                .line("WRITE r0 6 b 3140 1 1")
+                .line("WRITE r0 5 a 3150 0 0");
+
+        assertThat(check(b, History.QueueEnd.empty())).isEmpty();
+    }
+
+    @Test
     void check_acknowledgedEnqueueNeverHandled_reportsLostEnqueue() {
         History.Builder b = clean().line("ENQ j2").line("H j2 rc2 1 1400 c1g0"); // began, never finished
 
