@@ -98,7 +98,11 @@ final class Totals {
                 .append(writesAccepted)
                 .append(" accepted, ")
                 .append(writesRejected)
-                .append(" rejected\n");
+                .append(" rejected; ")
+                .append(staleWritesSent)
+                .append(" sent by holds that knew they were lost, of which ")
+                .append(staleWritesAccepted)
+                .append(" accepted (no newer holder had written yet)\n");
         sb.append("jobs: ")
                 .append(enqueued)
                 .append(" enqueued (acknowledged) + ")
