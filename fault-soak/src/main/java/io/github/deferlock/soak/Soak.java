@@ -1,0 +1,141 @@
+package io.github.deferlock.soak;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+/**
+ * The seeded fault soak: runs N schedules one after another, each drawn from its seed ({@link Plan}), and
+ * prints every violation with the seed that reproduces it, then the totals. Exit code 0 when nothing was
+ * violated, 1 on a violation, 2 on a harness error or bad arguments.
+ *
+ * <pre>
+ * ./soak --schedules 200          # seeds 1..200
+ * ./soak --schedules 50 --from 9000
+ * ./soak --seed 137               # replay one schedule
+ * </pre>
+ */
+public final class Soak {
+
+    private Soak() {}
+
+    /** Entry point; {@code --help} lists the options. */
+    public static void main(String[] args) {
+        int code;
+        try {
+            code = run(args, System.out);
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            System.err.println(usage());
+            code = 2;
+        }
+        System.exit(code);
+    }
+
+    /** Runs the soak with {@code args}, printing to {@code out}; returns the exit code. */
+    static int run(String[] args, PrintStream out) {
+        long from = 1;
+        int schedules = 20;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--schedules" -> schedules = Integer.parseInt(value(args, ++i));
+                case "--from" -> from = Long.parseLong(value(args, ++i));
+                case "--seed" -> {
+                    from = Long.parseLong(value(args, ++i));
+                    schedules = 1;
+                }
+                case "--help", "-h" -> {
+                    out.println(usage());
+                    return 0;
+                }
+                default -> throw new IllegalArgumentException("unknown option " + args[i]);
+            }
+        }
+        if (schedules < 1) {
+            throw new IllegalArgumentException("--schedules must be at least 1");
+        }
+        Settings settings = Settings.defaults();
+        Totals totals = new Totals();
+        List<Violation> violations = new ArrayList<>();
+        long start = System.nanoTime();
+        String version = "?";
+        for (int i = 0; i < schedules; i++) {
+            long seed = from + i;
+            Plan plan = Plan.of(seed, settings);
+            try {
+                ScheduleRun.Result r = ScheduleRun.run(plan);
+                version = r.redisVersion();
+                totals.add(r);
+                violations.addAll(r.violations());
+                out.println(line(i + 1, schedules, r));
+                r.violations().forEach(v -> out.println("  " + v));
+            } catch (RuntimeException e) {
+                totals.harnessErrors++;
+                out.println(String.format(
+                        Locale.ROOT, "schedule %d/%d seed %d: HARNESS ERROR %s", i + 1, schedules, seed, e));
+                for (Throwable c = e.getCause(); c != null; c = c.getCause()) {
+                    out.println("  caused by " + c);
+                }
+            }
+            out.flush();
+        }
+        long wallMs = (System.nanoTime() - start) / 1_000_000;
+        out.println();
+        if (violations.isEmpty()) {
+            out.println("no violations");
+        } else {
+            out.println("violations (replay one with ./soak --seed <seed>):");
+            violations.forEach(v -> out.println("  " + v));
+        }
+        out.println("redis-server " + version + ", " + Runtime.getRuntime().availableProcessors() + " cores, seeds "
+                + from + ".." + (from + schedules - 1));
+        out.print(totals.render(wallMs));
+        out.flush();
+        if (!violations.isEmpty()) {
+            return 1;
+        }
+        return totals.harnessErrors > 0 ? 2 : 0;
+    }
+
+    static String line(int n, int of, ScheduleRun.Result r) {
+        History h = r.history();
+        String kinds = r.plan().faults().stream()
+                .map(f -> f.kind().name().toLowerCase(Locale.ROOT))
+                .collect(Collectors.joining(","));
+        return String.format(
+                Locale.ROOT,
+                "schedule %d/%d seed %d: faults [%s], %d holds, writes %d/%d accepted, jobs %d enqueued %d handled,"
+                        + " %d violations, %.1f s",
+                n,
+                of,
+                r.plan().seed(),
+                kinds,
+                h.acquires().size(),
+                h.writes().stream().filter(History.Write::accepted).count(),
+                h.writes().size(),
+                h.enqueued().size(),
+                h.handled().stream().map(History.Handled::id).distinct().count(),
+                r.violations().size(),
+                r.elapsedMs() / 1000.0);
+    }
+
+    private static String value(String[] args, int i) {
+        if (i >= args.length) {
+            throw new IllegalArgumentException(args[i - 1] + " needs a value");
+        }
+        return args[i];
+    }
+
+    static String usage() {
+        return """
+                usage: ./soak [--schedules N] [--from SEED] [--seed SEED]
+                  --schedules N   schedules to run, seeds FROM..FROM+N-1 (default 20)
+                  --from SEED     the first seed (default 1)
+                  --seed SEED     replay one schedule
+                Each schedule: 3 client JVMs (lock holders writing to a fenced resource, a producer, a worker),
+                a redis-server with AOF always behind a fault proxy, a separate recorder redis-server, and 2 to 5
+                faults (client SIGKILL/SIGSTOP, redis SIGKILL + restart, proxy cut/blackhole/latency).""";
+    }
+}

@@ -1,0 +1,128 @@
+package io.github.deferlock.soak;
+
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+
+/** Sums the figures of many schedules for the final report. Not threadsafe. */
+final class Totals {
+    private final Map<Fault.Kind, Long> faults = new EnumMap<>(Fault.Kind.class);
+    long schedules;
+    long schedulesWithViolations;
+    long harnessErrors;
+    long locksAcquired;
+    long holdsLost;
+    long writesAccepted;
+    long writesRejected;
+    long staleWritesSent;
+    long staleWritesAccepted;
+    long enqueued;
+    long enqueueUnknown;
+    long handlerRuns;
+    long jobsHandled;
+    long jobsHandledMoreThanOnce;
+    long acked;
+    long dead;
+    long violations;
+    long maxScheduleMs;
+    long totalScheduleMs;
+    long maxSettleMs;
+
+    /** Adds one schedule's figures. */
+    void add(ScheduleRun.Result r) {
+        schedules++;
+        r.faults().forEach((k, n) -> faults.merge(k, (long) n, Long::sum));
+        History h = r.history();
+        locksAcquired += h.acquires().size();
+        holdsLost +=
+                h.releases().stream().filter(x -> x.outcome().equals("lost")).count();
+        writesAccepted += h.writes().stream().filter(History.Write::accepted).count();
+        writesRejected += h.writes().stream().filter(w -> !w.accepted()).count();
+        staleWritesSent += h.writes().stream().filter(w -> !w.held()).count();
+        staleWritesAccepted +=
+                h.writes().stream().filter(w -> !w.held() && w.accepted()).count();
+        enqueued += h.enqueued().size();
+        enqueueUnknown += h.enqueueUnknown().size();
+        handlerRuns += h.handled().size();
+        Map<String, Integer> runsPerJob = new HashMap<>();
+        h.handled().forEach(x -> runsPerJob.merge(x.id(), 1, Integer::sum));
+        jobsHandled += runsPerJob.size();
+        jobsHandledMoreThanOnce +=
+                runsPerJob.values().stream().filter(n -> n > 1).count();
+        Set<String> remaining = new HashSet<>(h.end().states().keySet());
+        acked += h.enqueued().stream().filter(id -> !remaining.contains(id)).count();
+        dead += h.end().deadReasons().size();
+        violations += r.violations().size();
+        if (!r.violations().isEmpty()) {
+            schedulesWithViolations++;
+        }
+        maxScheduleMs = Math.max(maxScheduleMs, r.elapsedMs());
+        totalScheduleMs += r.elapsedMs();
+        maxSettleMs = Math.max(maxSettleMs, r.settleMs());
+    }
+
+    /** The report, several lines. */
+    String render(long wallMs) {
+        StringBuilder sb = new StringBuilder();
+        sb.append("schedules: ")
+                .append(schedules)
+                .append(" (")
+                .append(schedulesWithViolations)
+                .append(" with violations, ")
+                .append(harnessErrors)
+                .append(" harness errors), wall time ")
+                .append(seconds(wallMs))
+                .append(", slowest schedule ")
+                .append(seconds(maxScheduleMs))
+                .append(", mean ")
+                .append(seconds(schedules == 0 ? 0 : totalScheduleMs / schedules))
+                .append(", longest drain after the faults ")
+                .append(seconds(maxSettleMs))
+                .append('\n');
+        long all = faults.values().stream().mapToLong(Long::longValue).sum();
+        sb.append("faults injected: ").append(all);
+        for (Fault.Kind k : Fault.Kind.values()) {
+            sb.append(", ")
+                    .append(k.name().toLowerCase(java.util.Locale.ROOT))
+                    .append(' ')
+                    .append(faults.getOrDefault(k, 0L));
+        }
+        sb.append('\n');
+        sb.append("locks: ")
+                .append(locksAcquired)
+                .append(" acquired, ")
+                .append(holdsLost)
+                .append(" holds lost; fenced writes: ")
+                .append(writesAccepted)
+                .append(" accepted, ")
+                .append(writesRejected)
+                .append(" rejected; ")
+                .append(staleWritesSent)
+                .append(" sent by holds that knew they were lost, of which ")
+                .append(staleWritesAccepted)
+                .append(" accepted (no newer holder had written yet)\n");
+        sb.append("jobs: ")
+                .append(enqueued)
+                .append(" enqueued (acknowledged) + ")
+                .append(enqueueUnknown)
+                .append(" with unknown outcome; ")
+                .append(handlerRuns)
+                .append(" handler runs, ")
+                .append(jobsHandled)
+                .append(" distinct jobs handled, ")
+                .append(jobsHandledMoreThanOnce)
+                .append(" handled more than once; ")
+                .append(acked)
+                .append(" acked (gone after the settle), ")
+                .append(dead)
+                .append(" dead-lettered\n");
+        sb.append("violations: ").append(violations).append('\n');
+        return sb.toString();
+    }
+
+    private static String seconds(long ms) {
+        return String.format(java.util.Locale.ROOT, "%.1f s", ms / 1000.0);
+    }
+}

@@ -1,0 +1,190 @@
+package io.github.deferlock.soak;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The checker reports each kind of broken promise in fabricated histories, and nothing in a clean one. */
+final class CheckerTest {
+
+    private static final long SEED = 42;
+
+    /** A clean history: two holds one after the other, one job enqueued, handled, acked; queue empty. */
+    private static History.Builder clean() {
+        return new History.Builder()
+                .line("ACQ r0 5 a 1000 1010")
+                .line("WRITE r0 5 a 1020 1")
+                .line("WRITE r0 5 a 1060 1")
+                .line("REL r0 5 a 1100 released")
+                .line("ACQ r0 6 b 1105 1110")
+                .line("WRITE r0 6 b 1120 1")
+                .line("WRITE r0 5 a 1130 0") // a stale write, rejected: fine
+                .line("REL r0 6 b 1200 released")
+                .line("ENQ j1")
+                .line("H j1 rc1 1 1300 c0g0")
+                .line("R j1 rc1 1320")
+                .line("A j1 rc1 1 1325");
+    }
+
+    private static List<Violation> check(History.Builder b, History.QueueEnd end) {
+        return Checker.check(SEED, b.build(end));
+    }
+
+    private static List<String> checks(List<Violation> violations) {
+        return violations.stream().map(Violation::check).toList();
+    }
+
+    @Test
+    void check_cleanHistory_reportsNothing() {
+        assertThat(check(clean(), History.QueueEnd.empty())).isEmpty();
+    }
+
+    @Test
+    void check_acceptedTokenDecreases_reportsTokenOrder() {
+        List<Violation> v = check(clean().line("WRITE r0 4 z 1210 1"), History.QueueEnd.empty());
+
+        assertThat(checks(v)).contains("token-order");
+        assertThat(v).allSatisfy(x -> assertThat(x.seed()).isEqualTo(SEED));
+        assertThat(v.get(0).detail()).contains("accepted token 4").contains("after token 6");
+    }
+
+    @Test
+    void check_oneTokenAcceptedForTwoHolds_reportsTokenOrder() {
+        List<Violation> v = check(clean().line("WRITE r0 6 c 1210 1"), History.QueueEnd.empty());
+
+        assertThat(checks(v)).contains("token-order");
+        assertThat(v.get(0).detail()).contains("from two holds");
+    }
+
+    @Test
+    void check_laterRequestGetsSmallerToken_reportsTokenOrder() {
+        List<Violation> v = check(clean().line("ACQ r0 3 c 1300 1310"), History.QueueEnd.empty());
+
+        assertThat(checks(v)).containsExactly("token-order");
+        assertThat(v.get(0).detail()).contains("granted token 3 to hold c");
+    }
+
+    @Test
+    void check_writesOfTwoHoldsInterleave_reportsOverlap() {
+        // the fence accepted a, then b, then a again (as a fence that let equal or lower tokens in would)
+        History.Builder b = new History.Builder()
+                .line("ACQ r1 7 a 1000 1010")
+                .line("WRITE r1 7 a 1020 1")
+                .line("WRITE r1 8 b 1030 1")
+                .line("WRITE r1 7 a 1040 1");
+
+        assertThat(checks(check(b, History.QueueEnd.empty()))).contains("overlap");
+    }
+
+    @Test
+    void check_writeAcceptedFromAHolderAfterANewerHoldAcquired_reportsOverlap() {
+        // b acquired at 1110; a still believed it held at 1130 and the fence took its write (b had not written)
+        History.Builder b = new History.Builder()
+                .line("ACQ r0 5 a 1000 1010")
+                .line("WRITE r0 5 a 1020 1")
+                .line("ACQ r0 6 b 1105 1110")
+                .line("WRITE r0 5 a 1130 1")
+                .line("WRITE r0 6 b 1140 1");
+
+        List<Violation> v = check(b, History.QueueEnd.empty());
+
+        assertThat(checks(v)).containsExactly("overlap");
+        assertThat(v.get(0).detail()).contains("hold a").contains("hold b").contains("1110");
+    }
+
+    @Test
+    void check_writeSentKnowingTheHoldWasLost_isJudgedByTheFenceAlone() {
+        // a paused holder resumed, saw isHeld() false and still wrote once: accepted because b had not written
+        History.Builder b = new History.Builder()
+                .line("ACQ r0 5 a 1000 1010")
+                .line("WRITE r0 5 a 1020 1 1")
+                .line("ACQ r0 6 b 3105 3110")
+                .line("WRITE r0 5 a 3130 1 0")
+                .line("WRITE r0 6 b 3140 1 1")
+                .line("WRITE r0 5 a 3150 0 0");
+
+        assertThat(check(b, History.QueueEnd.empty())).isEmpty();
+    }
+
+    @Test
+    void check_acknowledgedEnqueueNeverHandled_reportsLostEnqueue() {
+        History.Builder b = clean().line("ENQ j2").line("H j2 rc2 1 1400 c1g0"); // began, never finished
+
+        List<Violation> v = check(b, History.QueueEnd.empty());
+
+        assertThat(checks(v)).containsExactly("lost-enqueue");
+        assertThat(v.get(0).detail()).contains("j2").contains("gone");
+    }
+
+    @Test
+    void check_enqueueWithUnknownOutcomeNeverHandled_isNoViolation() {
+        assertThat(check(clean().line("ENQ? j9"), History.QueueEnd.empty())).isEmpty();
+    }
+
+    @Test
+    void check_deliveryRunsAfterItsAck_reportsHandledAfterAck() {
+        History.Builder b = clean().line("H j1 rc1 1 1400 c2g0");
+
+        List<Violation> v = check(b, History.QueueEnd.empty());
+
+        assertThat(checks(v)).contains("handled-after-ack");
+        assertThat(v).anySatisfy(x -> assertThat(x.detail()).contains("acked at 1325"));
+    }
+
+    @Test
+    void check_redeliveryWithAnotherReceipt_isNoViolation() {
+        // at least once: a second delivery (new receipt) before the ack is allowed
+        History.Builder b = new History.Builder()
+                .line("ENQ j1")
+                .line("H j1 rc1 1 1300 c0g0")
+                .line("H j1 rc2 2 3400 c1g0")
+                .line("R j1 rc2 3420")
+                .line("A j1 rc2 1 3425")
+                .line("R j1 rc1 3500")
+                .line("A j1 rc1 0 3505");
+
+        assertThat(check(b, History.QueueEnd.empty())).isEmpty();
+    }
+
+    @Test
+    void check_jobLeftInFlight_reportsStuck() {
+        History.Builder b = clean().line("ENQ j3").line("H j3 rc3 1 1400 c0g0").line("R j3 rc3 1420");
+        History.QueueEnd end = new History.QueueEnd(0, 1, Map.of("j3", "IN_FLIGHT"), Map.of());
+
+        List<Violation> v = check(b, end);
+
+        assertThat(checks(v)).containsExactly("stuck");
+        assertThat(v.get(0).detail()).contains("1 in flight").contains("j3=IN_FLIGHT");
+    }
+
+    @Test
+    void check_deadLetterWithoutReason_reportsStuck() {
+        History.QueueEnd end = new History.QueueEnd(0, 0, Map.of("j1", "DEAD"), Map.of("j1", " "));
+
+        assertThat(checks(check(clean(), end))).containsExactly("stuck");
+    }
+
+    @Test
+    void check_manyOfOneKind_keepsFiveDetailsAndCountsTheRest() {
+        History.Builder b = clean();
+        for (int i = 0; i < 8; i++) {
+            b.line("ENQ lost" + i);
+        }
+
+        List<Violation> v = check(b, History.QueueEnd.empty());
+
+        assertThat(v).hasSize(Checker.MAX_DETAILS + 1);
+        assertThat(v.get(Checker.MAX_DETAILS).detail()).isEqualTo("... and 3 more of this kind");
+    }
+
+    @Test
+    void plan_sameSeed_sameFaults() {
+        Settings s = Settings.defaults();
+
+        assertThat(Plan.of(7, s)).isEqualTo(Plan.of(7, s));
+        assertThat(Plan.of(7, s).faults()).hasSizeBetween(s.minFaults(), s.maxFaults());
+        assertThat(Plan.of(7, s)).isNotEqualTo(Plan.of(8, s));
+    }
+}
