@@ -12,6 +12,7 @@ import io.github.deferlock.delay.internal.Retry;
 import io.github.deferlock.delay.internal.Script;
 import io.github.deferlock.delay.internal.WakeSubscriber;
 import io.github.deferlock.redis.internal.Names;
+import io.github.deferlock.redis.internal.Require;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
@@ -133,6 +134,7 @@ public final class DelayQueue<T> {
     private final Clock clock;
     private final int replicas; // 0: no WAIT
     private final Duration replicaTimeout;
+    private final QueueListener listener;
 
     private DelayQueue(Builder<T> b, JavaType type, ObjectMapper mapper) {
         this.redis = b.redis;
@@ -147,6 +149,15 @@ public final class DelayQueue<T> {
         this.clock = b.clock != null ? b.clock : Clock.systemUTC();
         this.replicas = b.replicas;
         this.replicaTimeout = b.replicaTimeout;
+        this.listener = b.listener == null ? QueueListener.NONE : new SafeQueueListener(b.name, b.listener);
+    }
+
+    /**
+     * The listener of this queue and its workers: the one given to the builder, wrapped so that a throwing
+     * listener is logged and ignored, or {@link QueueListener#NONE}. For the worker's mechanisms.
+     */
+    QueueListener listener() {
+        return listener;
     }
 
     /**
@@ -1286,6 +1297,7 @@ public final class DelayQueue<T> {
         private Clock clock;
         private int replicas;
         private Duration replicaTimeout;
+        private QueueListener listener;
 
         private Builder(UnifiedJedis redis, String name, Class<T> type, TypeReference<T> typeReference) {
             this.redis = Objects.requireNonNull(redis, "redis cannot be null");
@@ -1414,6 +1426,18 @@ public final class DelayQueue<T> {
             }
             this.replicas = replicas;
             this.replicaTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * The listener told about this queue's jobs: enqueued here, claimed, handled, failed, dead-lettered,
+         * claim lost and given back by its workers. A listener that throws is logged and ignored. Default: none.
+         *
+         * @throws NullPointerException when {@code listener} is null
+         * @throws IllegalStateException when already set
+         */
+        public Builder<T> listener(QueueListener listener) {
+            this.listener = Require.setOnce("listener", this.listener, listener);
             return this;
         }
 
