@@ -8,7 +8,8 @@ import java.util.Optional;
  * The lock was held by someone else for the whole time the caller was willing to wait. Thrown by the
  * forms that promise a lock or an exception ({@link DistributedLock#withLock(java.util.concurrent.Callable)},
  * {@link DistributedLock#acquire(Duration)}); the {@code try...} forms return {@code false} or empty
- * instead. Immutable.
+ * instead. {@link #key()} is the lock's name as given to {@link RedisLocks#get(String)}, from every module
+ * that throws this exception (not the Redis key the name maps to). Immutable.
  */
 public class LockConflictException extends LockException {
     private static final long serialVersionUID = 1L;
@@ -21,7 +22,7 @@ public class LockConflictException extends LockException {
     /**
      * Creates the exception.
      *
-     * @param key the Redis key of the lock
+     * @param key the lock's name as given to {@link RedisLocks#get(String)}
      * @param attempts how many acquire requests reached Redis (0 when the lock was held in this JVM)
      * @param waited how long the caller waited in total
      * @param holderTtl the remaining TTL of the holder's key when Redis reported it; empty when unknown
@@ -58,7 +59,7 @@ public class LockConflictException extends LockException {
                 + (holderTtl == null ? "" : ", holder ttl: " + holderTtl) + ")";
     }
 
-    /** The Redis key of the lock. */
+    /** The lock's name as given to {@link RedisLocks#get(String)} (not the Redis key it maps to). */
     public String key() {
         return key;
     }
