@@ -1,8 +1,8 @@
 package io.github.deferlock.conflict;
 
 import io.github.deferlock.delay.Backoff;
+import io.github.deferlock.redis.internal.Require;
 import java.time.Duration;
-import java.util.Objects;
 
 /**
  * The bounds of {@link OnConflict#SLEEP_RETRY}: how long to sleep between tries ({@code backoff}), how many
@@ -30,13 +30,8 @@ public record SleepRetry(Backoff backoff, int maxAttempts, Duration maxWait) {
      * @throws IllegalArgumentException when {@code maxAttempts < 1} or {@code maxWait} is not positive
      */
     public SleepRetry {
-        Objects.requireNonNull(backoff, "backoff cannot be null");
-        Objects.requireNonNull(maxWait, "maxWait cannot be null");
-        if (maxAttempts < 1) {
-            throw new IllegalArgumentException("maxAttempts must be at least 1, not " + maxAttempts);
-        }
-        if (maxWait.isNegative() || maxWait.isZero()) {
-            throw new IllegalArgumentException("maxWait must be positive, not " + maxWait);
-        }
+        Require.notNull("backoff", backoff);
+        Require.atLeast("maxAttempts", maxAttempts, 1);
+        Require.positive("maxWait", maxWait);
     }
 }

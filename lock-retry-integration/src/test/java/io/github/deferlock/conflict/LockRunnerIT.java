@@ -13,6 +13,8 @@ import io.github.deferlock.testing.RedisExtension;
 import io.github.deferlock.testing.RedisServer;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -167,11 +169,15 @@ final class LockRunnerIT {
     }
 
     @Test
-    void defer_isRefusedByThePlainForm() {
-        LockRunner runner = LockRunner.builder(mine).build();
-        assertThatThrownBy(() -> runner.withLock("k", OnConflict.DEFER, () -> 1))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("ConflictAwareHandler");
+    void defer_cannotBePassedToThePlainForm() {
+        // runner.withLock("k", OnConflict.DEFER, () -> 1) does not compile: withLock takes only the blocking
+        // strategies, and DEFER is not one
+        assertThat(OnConflict.DEFER).isNotInstanceOf(OnConflict.Blocking.class);
+        assertThat(List.of(OnConflict.THROW, OnConflict.SLEEP_RETRY)).allMatch(s -> s instanceof OnConflict.Blocking);
+        assertThat(Arrays.stream(LockRunner.class.getMethods())
+                        .filter(m -> m.getName().equals("withLock")))
+                .hasSize(2)
+                .allSatisfy(m -> assertThat(m.getParameterTypes()[1]).isEqualTo(OnConflict.Blocking.class));
     }
 
     @Test
