@@ -1,7 +1,7 @@
 package io.github.deferlock.lock;
 
+import io.github.deferlock.redis.internal.Require;
 import java.time.Duration;
-import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -31,16 +31,10 @@ public class LockConflictException extends LockException {
      */
     public LockConflictException(String key, int attempts, Duration waited, Optional<Duration> holderTtl) {
         super(message(
-                key,
-                attempts,
-                waited,
-                Objects.requireNonNull(holderTtl, "holderTtl cannot be null").orElse(null)));
-        if (attempts < 0) {
-            throw new IllegalArgumentException("attempts cannot be negative: " + attempts);
-        }
-        if (waited.isNegative() || holderTtl.filter(Duration::isNegative).isPresent()) {
-            throw new IllegalArgumentException("durations cannot be negative: " + waited + ", " + holderTtl);
-        }
+                key, attempts, waited, Require.notNull("holderTtl", holderTtl).orElse(null)));
+        Require.atLeast("attempts", attempts, 0);
+        Require.notNegative("waited", waited);
+        holderTtl.ifPresent(ttl -> Require.notNegative("holderTtl", ttl));
         this.key = key;
         this.attempts = attempts;
         this.waited = waited;
@@ -53,8 +47,8 @@ public class LockConflictException extends LockException {
     }
 
     private static String message(String key, int attempts, Duration waited, Duration holderTtl) {
-        Objects.requireNonNull(key, "key cannot be null");
-        Objects.requireNonNull(waited, "waited cannot be null");
+        Require.notNull("key", key);
+        Require.notNull("waited", waited);
         return "lock '" + key + "' is held by another owner (attempts: " + attempts + ", waited: " + waited
                 + (holderTtl == null ? "" : ", holder ttl: " + holderTtl) + ")";
     }

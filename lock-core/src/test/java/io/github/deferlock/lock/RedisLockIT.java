@@ -241,7 +241,7 @@ final class RedisLockIT {
                     .hasMessageContaining("PT-0.001S");
             assertThatThrownBy(() -> lock.tryLock(Duration.ZERO, Duration.ZERO))
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("lease must be positive: PT0S");
+                    .hasMessageContaining("lease must be positive, not PT0S");
             assertThatThrownBy(() -> lock.acquire(Duration.ZERO, Duration.ofMillis(10)))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("lease PT0.01S is shorter than 30 ms");

@@ -4,9 +4,9 @@ import io.github.deferlock.lock.DistributedLock;
 import io.github.deferlock.lock.LockAttempt;
 import io.github.deferlock.lock.LockException;
 import io.github.deferlock.lock.LockLease;
+import io.github.deferlock.redis.internal.Require;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionException;
@@ -171,7 +171,7 @@ public final class RedisLock implements DistributedLock {
 
     @Override
     public void withLock(Duration wait, Runnable body) {
-        Objects.requireNonNull(body, "body cannot be null");
+        Require.notNull("body", body);
         withLock(wait, () -> {
             body.run();
             return null;
@@ -180,7 +180,7 @@ public final class RedisLock implements DistributedLock {
 
     @Override
     public <T> T withLock(Duration wait, Callable<T> body) {
-        Objects.requireNonNull(body, "body cannot be null");
+        Require.notNull("body", body);
         Outcome outcome = uninterruptibly(nanos(wait), false, defaultLeaseMillis(), watchdog());
         if (!outcome.acquired()) {
             throw outcome.toAttempt(name).toConflict();
