@@ -5,14 +5,14 @@ import io.github.deferlock.redis.internal.Require;
 import java.time.Duration;
 
 /**
- * The bounds of {@link OnConflict#SLEEP_RETRY}: how long to sleep between tries ({@code backoff}), how many
- * tries in all ({@code maxAttempts}, counting the first), and the most time to spend waiting ({@code
- * maxWait}). Both bounds always apply, so a dead holder's key can never freeze a thread for longer than
+ * The bounds of {@link OnConflict#SLEEP_RETRY}: how long to wait between tries ({@code backoff}; the waits
+ * are the lock's own, so a release ends one early), how many tries in all ({@code maxAttempts}, counting the
+ * first), and the most time to spend waiting ({@code maxWait}). Both bounds always apply, so a dead holder's key can never freeze a thread for longer than
  * {@code maxWait}. Immutable and threadsafe.
  *
  * @param backoff the delay before each retry; attempt 1 is the first retry
  * @param maxAttempts the most tries, the first included; at least 1
- * @param maxWait the most total time spent sleeping between tries; positive
+ * @param maxWait the most total time spent waiting between tries (the sum of the delays); positive
  */
 public record SleepRetry(Backoff backoff, int maxAttempts, Duration maxWait) {
 
