@@ -21,7 +21,7 @@ final class CrossProcessContention {
     static final long YIELD_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
 
     private final LockClock clock;
-    private final LockScripts scripts;
+    private final LockRequests requests;
     private final NoticeSubscriptions notices;
     private final Watchdog watchdog;
     private final Consumer<Hold> releaser;
@@ -30,13 +30,13 @@ final class CrossProcessContention {
 
     CrossProcessContention(
             LockClock clock,
-            LockScripts scripts,
+            LockRequests requests,
             NoticeSubscriptions notices,
             Watchdog watchdog,
             Consumer<Hold> releaser,
             byte[] defaultLeaseMillis) {
         this.clock = clock;
-        this.scripts = scripts;
+        this.requests = requests;
         this.notices = notices;
         this.watchdog = watchdog;
         this.releaser = releaser;
@@ -71,7 +71,7 @@ final class CrossProcessContention {
                 long sentAt = clock.nanoTime();
                 attempts++;
                 boolean willWait = forever || start + waitNanos - sentAt > 0;
-                long[] reply = scripts.acquire(st, token, lease, renew, willWait);
+                long[] reply = requests.acquire(st, token, lease, renew, willWait);
                 if (reply[0] == 1) {
                     long first = reply[1] - (renew ? HandOffChain.BLOCK : 1) + 1;
                     Hold hold = new Hold(clock, releaser, st, token, first, reply[1], sentAt, leaseNanos, renew);

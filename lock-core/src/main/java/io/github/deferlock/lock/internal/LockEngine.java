@@ -12,7 +12,7 @@ import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * The life of a hold in one {@code RedisLocks}: acquisition (the {@link LocalGate}, then a {@link
- * HandOffChain hand-off} or {@link CrossProcessContention}), release (a hand-off or {@link LockScripts
+ * HandOffChain hand-off} or {@link CrossProcessContention}), release (a hand-off or {@link LockRequests
  * release.lua}) and loss, with the {@link Watchdog} and the {@link LockEvents}. The mechanisms live in their
  * own classes; this one puts them in order. Threadsafe.
  */
@@ -25,7 +25,7 @@ public final class LockEngine implements AutoCloseable {
     private final KeyStates states = new KeyStates();
     private final LastConflicts lastConflicts = new LastConflicts();
     private final Optional<ClusterAccess> cluster;
-    private final LockScripts scripts;
+    private final LockRequests requests;
     private final NoticeSubscriptions notices;
     private final Watchdog watchdog;
     private final CrossProcessContention contention;
@@ -42,11 +42,11 @@ public final class LockEngine implements AutoCloseable {
         this.cluster = ClusterAccess.of(redis);
         this.defaultLeaseMillis =
                 Long.toString(config.defaultLease().toMillis()).getBytes(StandardCharsets.US_ASCII);
-        this.scripts = new LockScripts(config, redis, cluster);
-        this.notices = new NoticeSubscriptions(redis, config.keyPrefix(), cluster, scripts);
+        this.requests = new LockRequests(config, redis, cluster);
+        this.notices = new NoticeSubscriptions(redis, config.keyPrefix(), cluster, requests);
         this.watchdog = new Watchdog(this); // reads cluster
         this.contention =
-                new CrossProcessContention(clock, scripts, notices, watchdog, this::release, defaultLeaseMillis);
+                new CrossProcessContention(clock, requests, notices, watchdog, this::release, defaultLeaseMillis);
     }
 
     LockConfig config() {
@@ -177,7 +177,7 @@ public final class LockEngine implements AutoCloseable {
         watchdog.remove(handed);
         KeyState st = handed.state;
         try {
-            Retry.onConnectionError(() -> scripts.release(st, handed.token));
+            Retry.onConnectionError(() -> requests.release(st, handed.token));
         } catch (JedisException e) {
             LOG.debug("cannot release the unadopted hand-off of lock '{}'; it expires with its lease", st.keyString, e);
         }
@@ -232,7 +232,7 @@ public final class LockEngine implements AutoCloseable {
         try {
             // safe to repeat after a connection error (a dead pooled connection after a restart): the script
             // compares the token, and a resend recognises its own earlier release (reply 3)
-            long reply = Retry.onConnectionError(() -> scripts.release(st, hold.token));
+            long reply = Retry.onConnectionError(() -> requests.release(st, hold.token));
             deleted = reply != 0;
             if (reply == 2) {
                 st.signal.yieldNext(); // another process waits for this key: our next local contender lets it go first

@@ -24,16 +24,16 @@ final class NoticeSubscriptions implements AutoCloseable {
     private final UnifiedJedis redis;
     private final String keyPrefix;
     private final Optional<ClusterAccess> cluster;
-    private final LockScripts scripts;
+    private final LockRequests requests;
     private final Object lock = new Object();
     private volatile ReleaseNotices notices; // chosen on first need: it may ask the server
     private volatile boolean closed;
 
-    NoticeSubscriptions(UnifiedJedis redis, String keyPrefix, Optional<ClusterAccess> cluster, LockScripts scripts) {
+    NoticeSubscriptions(UnifiedJedis redis, String keyPrefix, Optional<ClusterAccess> cluster, LockRequests requests) {
         this.redis = redis;
         this.keyPrefix = keyPrefix;
         this.cluster = cluster;
-        this.scripts = scripts;
+        this.requests = requests;
     }
 
     /**
@@ -60,11 +60,11 @@ final class NoticeSubscriptions implements AutoCloseable {
             synchronized (lock) {
                 n = notices;
                 if (n == null) {
-                    byte[] flag = scripts.shardedFlag();
-                    if (!scripts.shardedKnown()) {
+                    byte[] flag = requests.shardedFlag();
+                    if (!requests.shardedKnown()) {
                         return POLL_ONLY; // the cluster cannot say yet: poll, ask again next time
                     }
-                    n = cluster.isPresent() && Arrays.equals(flag, LockScripts.SHARDED)
+                    n = cluster.isPresent() && Arrays.equals(flag, LockRequests.SHARDED)
                             ? new ShardedSubscriber(cluster.get())
                             : new Subscriber(redis, keyPrefix);
                     notices = n;

@@ -19,8 +19,8 @@ import redis.clients.jedis.exceptions.JedisMovedDataException;
  * the only code that knows their KEYS and ARGV order, and whether notices go out by {@code SPUBLISH}.
  * Threadsafe.
  */
-final class LockScripts {
-    private static final Logger LOG = LoggerFactory.getLogger(LockScripts.class);
+final class LockRequests {
+    private static final Logger LOG = LoggerFactory.getLogger(LockRequests.class);
 
     /**
      * How long release.lua keeps the token of a release (p{e}:last-release), so a release that a client
@@ -46,7 +46,7 @@ final class LockScripts {
     private final Optional<ClusterAccess> cluster;
     private volatile byte[] shardedFlag; // release.lua ARGV[3]; null until known
 
-    LockScripts(LockConfig config, UnifiedJedis redis, Optional<ClusterAccess> cluster) {
+    LockRequests(LockConfig config, UnifiedJedis redis, Optional<ClusterAccess> cluster) {
         this.config = config;
         this.redis = redis;
         this.cluster = cluster;
