@@ -206,6 +206,8 @@ final class ConflictAwareHandlerIT {
         assertThat(stats.deadLettered()).isEqualTo(1);
         assertThat(deferrals.queue().deadLetters(10)).singleElement().satisfies(info -> assertThat(info.reason())
                 .startsWith(ConflictAwareHandler.CONFLICT_PERSISTED));
+        assertThat(DeadLetterReason.of(deferrals.queue().deadLetters(10).get(0).reason()))
+                .contains(DeadLetterReason.CONFLICT_PERSISTED);
     }
 
     @Test
