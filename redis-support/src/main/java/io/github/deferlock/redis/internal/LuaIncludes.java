@@ -12,7 +12,8 @@ import java.util.function.Function;
  * text, so a piece shared by several scripts (parsing a job envelope, publishing a notice) is written once.
  * A fragment is looked up first next to the script (the module's own fragments), then among the fragments of
  * this module ({@code notice.lua}). Each fragment is included at most once per script (a second include of
- * it is dropped), fragments may include fragments, and a cycle is an error. Resolved when the script is
+ * it is dropped), fragments may include fragments, and a fragment that includes itself (directly or not)
+ * is an error. Resolved when the script is
  * loaded; Redis sees one plain script. Stateless.
  */
 public final class LuaIncludes {
@@ -38,15 +39,16 @@ public final class LuaIncludes {
             StringBuilder out,
             Set<String> done,
             Deque<String> path) {
-        if (path.contains(file)) {
-            throw new IllegalStateException("Lua include cycle: " + String.join(" -> ", path) + " -> " + file);
-        }
         path.addLast(file);
         String text = Script.read(open(file, resources, path.size() == 1), file);
         for (String line : text.split("\n", -1)) {
             String trimmed = line.strip();
             if (trimmed.startsWith(DIRECTIVE)) {
                 String fragment = trimmed.substring(DIRECTIVE.length()).strip();
+                if (path.contains(fragment)) {
+                    throw new IllegalStateException(
+                            "Lua include cycle: " + String.join(" -> ", path) + " -> " + fragment);
+                }
                 if (done.add(fragment)) {
                     append(fragment, resources, out, done, path);
                 }
