@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -91,7 +92,11 @@ public final class LockEngine implements AutoCloseable {
         this.clock = config.clock();
         this.listener = config.listener();
         this.topology = Topology.of(redis);
-        this.notices = new NoticeBus(topology, "deferlock-subscriber");
+        // the anchor keeps the subscription open between waits; under the prefix for ACL users (&prefix*)
+        this.notices = new NoticeBus(
+                topology,
+                "deferlock-subscriber",
+                (config.keyPrefix() + "subscriber:" + UUID.randomUUID()).getBytes(StandardCharsets.UTF_8));
         this.replicated = new ReplicatedCall(topology, config.replicas(), config.replicaTimeout());
         this.watchdog = new Watchdog(this); // reads topology
         this.defaultLeaseMillis =

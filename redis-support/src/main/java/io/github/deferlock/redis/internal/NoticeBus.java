@@ -27,6 +27,7 @@ import java.util.concurrent.locks.LockSupport;
 public final class NoticeBus implements AutoCloseable {
     private final Topology topology;
     private final String threadName;
+    private final byte[] anchor;
 
     // all guarded by this
     private final Map<ByteBuffer, List<Runnable>> listeners = new HashMap<>();
@@ -38,8 +39,19 @@ public final class NoticeBus implements AutoCloseable {
      * @param threadName the name of the subscription threads (a node's address is appended to sharded ones)
      */
     public NoticeBus(Topology topology, String threadName) {
+        this(topology, threadName, null);
+    }
+
+    /**
+     * A bus whose plain subscription also holds {@code anchor}, a channel nobody publishes to, so its
+     * connection stays open from the first listener until {@link #close()} rather than ending whenever the
+     * last listener leaves (for an owner whose listeners come and go often, as lock waiters do). Put it under
+     * the owner's key prefix, so an ACL user limited to {@code &prefix*} channels may subscribe to it.
+     */
+    public NoticeBus(Topology topology, String threadName, byte[] anchor) {
         this.topology = Require.notNull("topology", topology);
         this.threadName = Require.notEmpty("threadName", threadName);
+        this.anchor = anchor == null ? null : anchor.clone();
     }
 
     /** A listener's registration; closing it stops the calls. Idempotent. */
@@ -101,7 +113,7 @@ public final class NoticeBus implements AutoCloseable {
         NoticeTransport.Sink sink = this::wake;
         return sharded
                 ? new ShardedNotices(topology, sink, threadName)
-                : new PlainNotices(topology.redis(), sink, threadName);
+                : new PlainNotices(topology.redis(), sink, threadName, anchor);
     }
 
     /** Asks the cluster again (50 ms doubling to 1 s) until it answers, then subscribes what is watched. */

@@ -16,8 +16,9 @@ import redis.clients.jedis.UnifiedJedis;
 
 /**
  * Notices through plain pub/sub: one {@code SUBSCRIBE} connection for every channel, on a daemon thread that
- * runs while there is a channel to hear (standalone, Sentinel, Redis 6.2 clusters, which forward a {@code
- * PUBLISH} to every node). A dropped connection is reopened with backoff (50 ms doubling to 5 s) and every
+ * runs while there is a channel to hear, or, with an anchor channel, from the first channel until {@link
+ * #close()}, so an owner whose listeners come and go often keeps one connection rather than reopening it
+ * (standalone, Sentinel, Redis 6.2 clusters, which forward a {@code PUBLISH} to every node). A dropped connection is reopened with backoff (50 ms doubling to 5 s) and every
  * channel's listeners are woken, since notices may have been missed. The connection is the client's pooled
  * one: nothing is sent on it after its final {@code UNSUBSCRIBE}, whose reply ends the subscription and hands
  * it back to the pool (a reply to more would be left for the pool's next user). Threadsafe.
@@ -30,6 +31,7 @@ final class PlainNotices implements NoticeTransport {
     private final UnifiedJedis redis;
     private final Sink sink;
     private final String threadName;
+    private final ByteBuffer anchor; // null: none
 
     // all guarded by this
     private final Set<ByteBuffer> channels = new LinkedHashSet<>();
@@ -43,10 +45,20 @@ final class PlainNotices implements NoticeTransport {
     private Thread thread;
     private boolean closed;
 
-    PlainNotices(UnifiedJedis redis, Sink sink, String threadName) {
+    PlainNotices(UnifiedJedis redis, Sink sink, String threadName, byte[] anchor) {
         this.redis = redis;
         this.sink = sink;
         this.threadName = threadName;
+        this.anchor = anchor == null ? null : ByteBuffer.wrap(anchor.clone());
+    }
+
+    /** The channels the connection should hold: the listened ones and the anchor. Under this monitor. */
+    private Set<ByteBuffer> wanted() {
+        Set<ByteBuffer> out = new LinkedHashSet<>(channels);
+        if (anchor != null && !closed) {
+            out.add(anchor);
+        }
+        return out;
     }
 
     @Override
@@ -66,7 +78,11 @@ final class PlainNotices implements NoticeTransport {
 
     @Override
     public synchronized void remove(ByteBuffer channel) {
-        if (!channels.remove(channel) || current == null || ending || !subscribed.remove(channel)) {
+        if (channel.equals(anchor)
+                || !channels.remove(channel)
+                || current == null
+                || ending
+                || !subscribed.remove(channel)) {
             return;
         }
         if (subscribed.isEmpty()) {
@@ -96,15 +112,16 @@ final class PlainNotices implements NoticeTransport {
             Channels pubSub = new Channels();
             byte[][] all;
             synchronized (this) {
-                if (closed || channels.isEmpty()) {
+                Set<ByteBuffer> wanted = wanted();
+                if (closed || wanted.isEmpty()) {
                     thread = null;
                     return;
                 }
                 current = null;
                 ending = false;
                 subscribed.clear();
-                subscribed.addAll(channels);
-                all = channels.stream().map(ByteBuffer::array).toArray(byte[][]::new);
+                subscribed.addAll(wanted);
+                all = wanted.stream().map(ByteBuffer::array).toArray(byte[][]::new);
             }
             boolean failed = false;
             try {
@@ -116,7 +133,7 @@ final class PlainNotices implements NoticeTransport {
             List<ByteBuffer> wake;
             synchronized (this) {
                 current = null;
-                if (closed || channels.isEmpty()) {
+                if (closed || wanted().isEmpty()) {
                     thread = null;
                     return;
                 }
@@ -141,8 +158,9 @@ final class PlainNotices implements NoticeTransport {
                 return;
             }
             current = pubSub;
+            Set<ByteBuffer> wanted = wanted();
             List<ByteBuffer> missing = new ArrayList<>();
-            for (ByteBuffer ch : channels) {
+            for (ByteBuffer ch : wanted) {
                 if (subscribed.add(ch)) {
                     missing.add(ch);
                 }
@@ -150,12 +168,12 @@ final class PlainNotices implements NoticeTransport {
             List<ByteBuffer> dropped = new ArrayList<>();
             for (Iterator<ByteBuffer> it = subscribed.iterator(); it.hasNext(); ) {
                 ByteBuffer ch = it.next();
-                if (!channels.contains(ch)) {
+                if (!wanted.contains(ch)) {
                     dropped.add(ch);
                     it.remove();
                 }
             }
-            if (channels.isEmpty()) {
+            if (wanted.isEmpty()) {
                 end(pubSub);
                 return;
             }

@@ -168,6 +168,42 @@ final class NoticeBusIT {
     }
 
     @Test
+    void plain_withAnAnchor_keepsOneConnectionBetweenListeners_untilClosed() {
+        try (RedisServer server = RedisServer.start();
+                Jedis admin = server.newConnection();
+                RedisClient redis = onePooledConnection(server)) {
+            NoticeBus bus = new NoticeBus(Topology.of(redis), "test-notices", b("p:subscriber:1"));
+            NoticeBus.Subscription first = bus.watch(b("p:ch"), () -> {});
+            await().atMost(WAIT).until(() -> subscribers(admin, "p:ch") == 1);
+            String subscriberId = subscriberClientIds(admin);
+
+            first.close();
+            await().atMost(WAIT).until(() -> subscribers(admin, "p:ch") == 0);
+            assertThat(subscribers(admin, "p:subscriber:1"))
+                    .as("the anchor holds the connection")
+                    .isEqualTo(1);
+            AtomicInteger heard = new AtomicInteger();
+            bus.watch(b("p:ch"), heard::incrementAndGet);
+            await().atMost(WAIT).until(() -> subscribers(admin, "p:ch") == 1);
+            assertThat(subscriberClientIds(admin)).as("the same connection").isEqualTo(subscriberId);
+
+            bus.close();
+            await().atMost(WAIT).until(() -> subscribers(admin, "p:subscriber:1") + subscribers(admin, "p:ch") == 0);
+            assertThat(redis.ping()).as("no stray reply on the pool of one").isEqualTo("PONG");
+        }
+    }
+
+    private static String subscriberClientIds(Jedis admin) {
+        return String.join(
+                ",",
+                admin.clientList()
+                        .lines()
+                        .filter(l -> !l.contains(" sub=0 "))
+                        .map(l -> l.substring(0, l.indexOf(' ')))
+                        .toList());
+    }
+
+    @Test
     void closedBus_subscribesNothing() {
         try (RedisServer server = RedisServer.start();
                 Jedis admin = server.newConnection();
