@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import io.github.deferlock.delay.internal.Envelope;
 import io.github.deferlock.delay.internal.QueueKeys;
-import io.github.deferlock.delay.internal.QueueScripts;
+import io.github.deferlock.delay.internal.QueueLua;
 import io.github.deferlock.redis.internal.Names;
 import io.github.deferlock.redis.internal.ReplicatedCall;
 import io.github.deferlock.redis.internal.Require;
@@ -62,18 +62,18 @@ import redis.clients.jedis.exceptions.JedisException;
 public final class DelayQueue<T> {
     private static final Logger LOG = LoggerFactory.getLogger(DelayQueue.class);
 
-    private static final Script ENQUEUE = QueueScripts.load("enqueue");
-    private static final Script CLAIM = QueueScripts.load("claim");
-    private static final Script ACK = QueueScripts.load("ack");
-    private static final Script NACK = QueueScripts.load("nack");
-    private static final Script RESCHEDULE = QueueScripts.load("reschedule");
-    private static final Script EXTEND = QueueScripts.load("extend");
-    private static final Script CANCEL = QueueScripts.load("cancel");
-    private static final Script INFO = QueueScripts.load("info");
-    private static final Script HEAD = QueueScripts.load("head");
-    private static final Script DEAD_LIST = QueueScripts.load("dead_list");
-    private static final Script REQUEUE = QueueScripts.load("requeue");
-    private static final Script PURGE = QueueScripts.load("purge");
+    private static final Script ENQUEUE = QueueLua.load("enqueue");
+    private static final Script CLAIM = QueueLua.load("claim");
+    private static final Script ACK = QueueLua.load("ack");
+    private static final Script NACK = QueueLua.load("nack");
+    private static final Script RESCHEDULE = QueueLua.load("reschedule");
+    private static final Script EXTEND = QueueLua.load("extend");
+    private static final Script CANCEL = QueueLua.load("cancel");
+    private static final Script INFO = QueueLua.load("info");
+    private static final Script HEAD = QueueLua.load("head");
+    private static final Script DEAD_LIST = QueueLua.load("dead_list");
+    private static final Script REQUEUE = QueueLua.load("requeue");
+    private static final Script PURGE = QueueLua.load("purge");
 
     /** Jobs per enqueue script call in {@link #enqueueAll(List)}. */
     private static final int ENQUEUE_CHUNK = 200;

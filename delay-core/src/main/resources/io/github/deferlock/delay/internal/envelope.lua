@@ -27,7 +27,8 @@ local function envReceipt(env)
   return string.sub(env, i1 + 1, string.find(env, '|', i1 + 1, true) - 1)
 end
 
--- the envelope in `state` with `attempts`, no receipt and no due field, keeping the payload after index i3
-local function envReset(env, state, attempts, i3)
-  return string.sub(env, 1, 12) .. state .. attempts .. '||' .. string.sub(env, i3)
+-- the envelope in `state` with `attempts`, `field` (or nothing) in the receipt field and no due field,
+-- keeping the payload after index i3
+local function envReset(env, state, attempts, i3, field)
+  return string.sub(env, 1, 12) .. state .. attempts .. '|' .. (field or '') .. '|' .. string.sub(env, i3)
 end

@@ -242,7 +242,7 @@ public final class LockEngine implements AutoCloseable {
 
     /** Runs release.lua for {@code token}; returns its reply (0 lost, 1 or 2 deleted, 3 already released). */
     private long releaseInRedis(KeyState st, byte[] token) {
-        Object reply = LockScripts.RELEASE.run(
+        Object reply = LockLua.RELEASE.run(
                 redis,
                 List.of(st.key, st.lastRelease),
                 List.of(token, st.channel, topology.publishFlag(), RELEASE_RECORD_ARG));
@@ -383,7 +383,7 @@ public final class LockEngine implements AutoCloseable {
         List<byte[]> args = List.of(token, lease, fenceBlock, willWait);
         try {
             if (config.replicas() == 0) {
-                return parse(LockScripts.ACQUIRE.run(redis, keys, args));
+                return parse(LockLua.ACQUIRE.run(redis, keys, args));
             }
             return acquireAndWait(st, token, keys, args);
         } catch (JedisDataException e) {
@@ -403,7 +403,7 @@ public final class LockEngine implements AutoCloseable {
      * connection of the key's master; too few replicas release the key again and fail.
      */
     private long[] acquireAndWait(KeyState st, byte[] token, List<byte[]> keys, List<byte[]> args) {
-        ReplicatedCall.Replies replies = replicated.run(LockScripts.ACQUIRE, keys, args);
+        ReplicatedCall.Replies replies = replicated.run(LockLua.ACQUIRE, keys, args);
         long[] result = parse(replies.reply());
         long replicas = replies.acked();
         if (result[0] == 1 && replicas < config.replicas()) {

@@ -197,8 +197,7 @@ final class Watchdog implements AutoCloseable {
         List<?> reply;
         try {
             // compare-and-PEXPIRE is safe to repeat after a dead pooled connection
-            reply = Retry.QUICK_CONNECTION_ERRORS.call(
-                    () -> (List<?>) LockScripts.RENEW.run(engine.redis(), keys, args));
+            reply = Retry.QUICK_CONNECTION_ERRORS.call(() -> (List<?>) LockLua.RENEW.run(engine.redis(), keys, args));
         } catch (JedisException e) {
             failed(batch, e);
             return;
