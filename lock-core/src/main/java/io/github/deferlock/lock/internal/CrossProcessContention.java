@@ -1,10 +1,12 @@
 package io.github.deferlock.lock.internal;
 
 import io.github.deferlock.lock.LockClock;
+import io.github.deferlock.redis.internal.NoticeBus;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 /**
@@ -21,25 +23,28 @@ final class CrossProcessContention {
     static final long YIELD_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
 
     private final LockClock clock;
-    private final LockRequests requests;
-    private final NoticeSubscriptions notices;
+    private final LockScripts scripts;
+    private final NoticeBus notices;
     private final Watchdog watchdog;
     private final Consumer<Hold> releaser;
+    private final BooleanSupplier closed;
     private final byte[] defaultLeaseMillis;
     private final SecureRandom random = new SecureRandom();
 
     CrossProcessContention(
             LockClock clock,
-            LockRequests requests,
-            NoticeSubscriptions notices,
+            LockScripts scripts,
+            NoticeBus notices,
             Watchdog watchdog,
             Consumer<Hold> releaser,
+            BooleanSupplier closed,
             byte[] defaultLeaseMillis) {
         this.clock = clock;
-        this.requests = requests;
+        this.scripts = scripts;
         this.notices = notices;
         this.watchdog = watchdog;
         this.releaser = releaser;
+        this.closed = closed;
         this.defaultLeaseMillis = defaultLeaseMillis;
     }
 
@@ -57,7 +62,7 @@ final class CrossProcessContention {
         long leaseNanos = TimeUnit.MILLISECONDS.toNanos(leaseMillis);
         int attempts = 0;
         PollBackoff backoff = new PollBackoff();
-        boolean watching = false;
+        NoticeBus.Subscription watching = null;
         try {
             if (st.signal.takeYield()) {
                 long left = forever ? YIELD_NANOS : Math.min(YIELD_NANOS, start + waitNanos - clock.nanoTime());
@@ -71,7 +76,7 @@ final class CrossProcessContention {
                 long sentAt = clock.nanoTime();
                 attempts++;
                 boolean willWait = forever || start + waitNanos - sentAt > 0;
-                long[] reply = requests.acquire(st, token, lease, renew, willWait);
+                long[] reply = scripts.acquire(st, token, lease, renew, willWait);
                 if (reply[0] == 1) {
                     long first = reply[1] - (renew ? HandOffChain.BLOCK : 1) + 1;
                     Hold hold = new Hold(clock, releaser, st, token, first, reply[1], sentAt, leaseNanos, renew);
@@ -89,14 +94,14 @@ final class CrossProcessContention {
                 if (Thread.interrupted()) {
                     throw new InterruptedException();
                 }
-                if (!watching) {
-                    watching = notices.watch(st);
+                if (watching == null && !closed.getAsBoolean()) {
+                    watching = notices.watch(st.channel, st::signal);
                 }
                 st.signal.await(seen, backoff.next(left, ttl));
             }
         } finally {
-            if (watching) {
-                notices.unwatch(st);
+            if (watching != null) {
+                watching.close();
             }
         }
     }

@@ -3,8 +3,11 @@ package io.github.deferlock.lock.internal;
 import io.github.deferlock.lock.LockClock;
 import io.github.deferlock.lock.LockException;
 import io.github.deferlock.lock.LockLostException;
+import io.github.deferlock.redis.internal.NoticeBus;
+import io.github.deferlock.redis.internal.Retry;
+import io.github.deferlock.redis.internal.Topology;
 import java.nio.charset.StandardCharsets;
-import java.util.Optional;
+import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.UnifiedJedis;
@@ -12,7 +15,7 @@ import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * The life of a hold in one {@code RedisLocks}: acquisition (the {@link LocalGate}, then a {@link
- * HandOffChain hand-off} or {@link CrossProcessContention}), release (a hand-off or {@link LockRequests
+ * HandOffChain hand-off} or {@link CrossProcessContention}), release (a hand-off or {@link LockScripts
  * release.lua}) and loss, with the {@link Watchdog} and the {@link LockEvents}. The mechanisms live in their
  * own classes; this one puts them in order. Threadsafe.
  */
@@ -24,9 +27,9 @@ public final class LockEngine implements AutoCloseable {
     private final LockClock clock;
     private final KeyStates states = new KeyStates();
     private final LastConflicts lastConflicts = new LastConflicts();
-    private final Optional<ClusterAccess> cluster;
-    private final LockRequests requests;
-    private final NoticeSubscriptions notices;
+    private final Topology topology;
+    private final LockScripts scripts;
+    private final NoticeBus notices;
     private final Watchdog watchdog;
     private final CrossProcessContention contention;
     private final LockEvents events;
@@ -39,14 +42,18 @@ public final class LockEngine implements AutoCloseable {
         this.redis = config.redis();
         this.clock = config.clock();
         this.events = new LockEvents(config.listener());
-        this.cluster = ClusterAccess.of(redis);
+        this.topology = Topology.of(redis);
         this.defaultLeaseMillis =
                 Long.toString(config.defaultLease().toMillis()).getBytes(StandardCharsets.US_ASCII);
-        this.requests = new LockRequests(config, redis, cluster);
-        this.notices = new NoticeSubscriptions(redis, config.keyPrefix(), cluster, requests);
-        this.watchdog = new Watchdog(this); // reads cluster
-        this.contention =
-                new CrossProcessContention(clock, requests, notices, watchdog, this::release, defaultLeaseMillis);
+        this.scripts = new LockScripts(config, redis, topology);
+        // the anchor keeps the subscription open between waits; under the prefix for ACL users (&prefix*)
+        this.notices = new NoticeBus(
+                topology,
+                "deferlock-subscriber",
+                (config.keyPrefix() + "subscriber:" + UUID.randomUUID()).getBytes(StandardCharsets.UTF_8));
+        this.watchdog = new Watchdog(this); // reads topology
+        this.contention = new CrossProcessContention(
+                clock, scripts, notices, watchdog, this::release, () -> closed, defaultLeaseMillis);
     }
 
     LockConfig config() {
@@ -61,8 +68,8 @@ public final class LockEngine implements AutoCloseable {
         return clock;
     }
 
-    Optional<ClusterAccess> cluster() {
-        return cluster;
+    Topology topology() {
+        return topology;
     }
 
     byte[] defaultLeaseMillis() {
@@ -177,7 +184,7 @@ public final class LockEngine implements AutoCloseable {
         watchdog.remove(handed);
         KeyState st = handed.state;
         try {
-            Retry.onConnectionError(() -> requests.release(st, handed.token));
+            Retry.QUICK_CONNECTION_ERRORS.call(() -> scripts.release(st, handed.token));
         } catch (JedisException e) {
             LOG.debug("cannot release the unadopted hand-off of lock '{}'; it expires with its lease", st.keyString, e);
         }
@@ -232,7 +239,7 @@ public final class LockEngine implements AutoCloseable {
         try {
             // safe to repeat after a connection error (a dead pooled connection after a restart): the script
             // compares the token, and a resend recognises its own earlier release (reply 3)
-            long reply = Retry.onConnectionError(() -> requests.release(st, hold.token));
+            long reply = Retry.QUICK_CONNECTION_ERRORS.call(() -> scripts.release(st, hold.token));
             deleted = reply != 0;
             if (reply == 2) {
                 st.signal.yieldNext(); // another process waits for this key: our next local contender lets it go first

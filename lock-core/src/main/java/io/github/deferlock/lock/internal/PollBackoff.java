@@ -1,11 +1,12 @@
 package io.github.deferlock.lock.internal;
 
+import io.github.deferlock.redis.internal.FallbackPoll;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The fallback poll of one contender waiting on another process, for when a release notice is missed: the
- * pause starts at {@link #FIRST_NANOS} and doubles up to {@link #MAX_NANOS}, and never runs past the wait
- * that is left or past the holder's TTL. Not threadsafe: one per wait.
+ * The fallback poll of one contender waiting on another process, for when a release notice is missed: a
+ * {@link FallbackPoll} from {@link #FIRST_NANOS} doubling up to {@link #MAX_NANOS}, never past the wait that
+ * is left, and never past the holder's TTL. Not threadsafe: one per wait.
  */
 final class PollBackoff {
     /** The first pause. */
@@ -14,7 +15,7 @@ final class PollBackoff {
     /** The longest pause. */
     static final long MAX_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
-    private long poll = FIRST_NANOS;
+    private final FallbackPoll poll = new FallbackPoll(FIRST_NANOS, MAX_NANOS);
 
     /**
      * The next pause, and the backoff moves on.
@@ -23,11 +24,10 @@ final class PollBackoff {
      * @param holderTtlMillis the holder's TTL as Redis reported it; negative when unknown
      */
     long next(long leftNanos, long holderTtlMillis) {
-        long pause = Math.min(poll, leftNanos);
+        long pause = poll.next(leftNanos);
         if (holderTtlMillis >= 0) {
             pause = Math.min(pause, TimeUnit.MILLISECONDS.toNanos(holderTtlMillis + 1));
         }
-        poll = Math.min(poll * 2, MAX_NANOS);
         return pause;
     }
 }
