@@ -1,0 +1,159 @@
+package io.github.deferlock.kafka;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import kafka.server.KafkaConfig;
+import kafka.server.KafkaRaftServer;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.metadata.storage.Formatter;
+import org.apache.kafka.server.common.MetadataVersion;
+
+/**
+ * A real Kafka broker for tests: one KRaft node that is broker and controller at once, started in this JVM on
+ * free loopback ports with its log under a temp dir, so {@link #restart()} keeps topics, records and committed
+ * offsets like a broker restart does. Group settings are short (no initial rebalance delay, sessions down to
+ * 500 ms) so consumer groups settle in a test's time.
+ */
+final class KafkaBroker implements AutoCloseable {
+    private final Path dir;
+    private final int port;
+    private final int controllerPort;
+    private KafkaRaftServer server;
+
+    private KafkaBroker(Path dir, int port, int controllerPort) {
+        this.dir = dir;
+        this.port = port;
+        this.controllerPort = controllerPort;
+    }
+
+    static KafkaBroker start() {
+        try {
+            KafkaBroker b = new KafkaBroker(Files.createTempDirectory("kafka"), freePort(), freePort());
+            b.format();
+            b.launch();
+            return b;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    /** {@code host:port} for {@code bootstrap.servers}. */
+    String bootstrap() {
+        return "127.0.0.1:" + port;
+    }
+
+    /** Client settings for this broker plus {@code group.id}. */
+    Map<String, Object> consumerConfig(String group) {
+        Map<String, Object> c = new HashMap<>();
+        c.put("bootstrap.servers", bootstrap());
+        c.put("group.id", group);
+        c.put("session.timeout.ms", 3_000);
+        c.put("heartbeat.interval.ms", 500);
+        c.put("reconnect.backoff.max.ms", 500);
+        return c;
+    }
+
+    /** Creates {@code topic} with {@code partitions} partitions (replication factor 1). */
+    void createTopic(String topic, int partitions) {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap()))) {
+            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1)))
+                    .all()
+                    .get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("cannot create topic '" + topic + "'", e.getCause());
+        }
+    }
+
+    private Map<String, Object> props() {
+        Map<String, Object> p = new HashMap<>();
+        p.put("process.roles", "broker,controller");
+        p.put("node.id", "1");
+        p.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
+        p.put("listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
+        p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port);
+        p.put("controller.listener.names", "CONTROLLER");
+        p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        p.put("inter.broker.listener.name", "PLAINTEXT");
+        p.put("log.dirs", dir.resolve("log").toString());
+        p.put("num.partitions", "1");
+        p.put("offsets.topic.replication.factor", "1");
+        p.put("offsets.topic.num.partitions", "1");
+        p.put("transaction.state.log.replication.factor", "1");
+        p.put("transaction.state.log.min.isr", "1");
+        p.put("share.coordinator.state.topic.replication.factor", "1");
+        p.put("share.coordinator.state.topic.min.isr", "1");
+        p.put("group.initial.rebalance.delay.ms", "0");
+        p.put("group.min.session.timeout.ms", "500");
+        p.put("num.network.threads", "2");
+        p.put("num.io.threads", "2");
+        p.put("background.threads", "2");
+        return p;
+    }
+
+    private void format() {
+        try (PrintStream quiet = new PrintStream(PrintStream.nullOutputStream())) {
+            String log = dir.resolve("log").toString();
+            new Formatter()
+                    .setPrintStream(quiet)
+                    .setNodeId(1)
+                    .setClusterId(Uuid.randomUuid().toString())
+                    .setDirectories(Set.of(log))
+                    .setMetadataLogDirectory(log)
+                    .setControllerListenerName("CONTROLLER")
+                    .setReleaseVersion(MetadataVersion.latestProduction())
+                    .run();
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot format the Kafka log dir " + dir, e);
+        }
+    }
+
+    private void launch() {
+        try {
+            server = new KafkaRaftServer(new KafkaConfig(props()), Time.SYSTEM);
+            server.startup();
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("cannot start Kafka on port " + port, e);
+        }
+    }
+
+    /** Stops the broker (its connections drop) and starts it again on the same ports with the same log. */
+    void restart() {
+        stop();
+        launch();
+    }
+
+    void stop() {
+        if (server != null) {
+            server.shutdown();
+            server.awaitShutdown();
+            server = null;
+        }
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+}
