@@ -6,6 +6,8 @@ import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,7 +18,12 @@ import kafka.server.KafkaRaftServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.metadata.storage.Formatter;
 import org.apache.kafka.server.common.MetadataVersion;
@@ -84,6 +91,44 @@ final class KafkaBroker implements AutoCloseable {
         } catch (ExecutionException e) {
             throw new IllegalStateException("cannot create topic '" + topic + "'", e.getCause());
         }
+    }
+
+    /** The offsets group {@code group} committed on {@code topic}, added up over its partitions. */
+    long committed(String group, String topic) {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap()))) {
+            long sum = 0;
+            for (Map.Entry<TopicPartition, OffsetAndMetadata> e : admin.listConsumerGroupOffsets(group)
+                    .partitionsToOffsetAndMetadata()
+                    .get()
+                    .entrySet()) {
+                if (e.getKey().topic().equals(topic) && e.getValue() != null) {
+                    sum += e.getValue().offset();
+                }
+            }
+            return sum;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("cannot read the offsets of group '" + group + "'", e.getCause());
+        }
+    }
+
+    /** The records of {@code topic} from its start, read until {@code count} arrived or 30 s passed. */
+    List<ConsumerRecord<byte[], byte[]>> read(String topic, int count) {
+        List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(
+                Map.of("bootstrap.servers", bootstrap()), new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            List<TopicPartition> tps = new ArrayList<>();
+            c.partitionsFor(topic).forEach(pi -> tps.add(new TopicPartition(topic, pi.partition())));
+            c.assign(tps);
+            c.seekToBeginning(tps);
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (out.size() < count && System.nanoTime() < deadline) {
+                c.poll(Duration.ofMillis(200)).forEach(out::add);
+            }
+        }
+        return out;
     }
 
     private Map<String, Object> props() {
