@@ -73,10 +73,13 @@ final class Fixture implements AutoCloseable {
         return this;
     }
 
-    /** A byte-array producer to {@code bootstrap} that waits for every write to be acknowledged (acks=all). */
+    /**
+     * A byte-array producer to {@code bootstrap} (idempotent, acks=all) that gives a record up after 60 s rather
+     * than retrying forever, so a broken test fails instead of hanging in close().
+     */
     static KafkaProducer<byte[], byte[]> producer(String bootstrap) {
         return new KafkaProducer<>(
-                Map.of("bootstrap.servers", bootstrap, "linger.ms", 5),
+                Map.of("bootstrap.servers", bootstrap, "linger.ms", 5, "delivery.timeout.ms", 60_000),
                 new ByteArraySerializer(),
                 new ByteArraySerializer());
     }

@@ -18,6 +18,7 @@ import kafka.server.KafkaRaftServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -85,12 +86,31 @@ final class KafkaBroker implements AutoCloseable {
             admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1)))
                     .all()
                     .get();
+            // a producer that writes before the broker took leadership gets NOT_LEADER, and its retried batches
+            // can wedge the idempotent sequence: wait until every partition has its leader
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (!hasLeaders(admin, topic, partitions)) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("topic '" + topic + "' has no leaders after 30 s");
+                }
+                Thread.sleep(20);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         } catch (ExecutionException e) {
             throw new IllegalStateException("cannot create topic '" + topic + "'", e.getCause());
         }
+    }
+
+    private static boolean hasLeaders(Admin admin, String topic, int partitions)
+            throws InterruptedException, ExecutionException {
+        TopicDescription d =
+                admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
+        return d != null
+                && d.partitions().size() == partitions
+                && d.partitions().stream()
+                        .allMatch(p -> p.leader() != null && !p.leader().isEmpty());
     }
 
     /** The offsets group {@code group} committed on {@code topic}, added up over its partitions. */
