@@ -3,6 +3,7 @@ package io.github.deferlock.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.github.deferlock.testing.KafkaBroker;
 import io.github.deferlock.testing.RedisExtension;
 import io.github.deferlock.testing.RedisServer;
 import java.nio.charset.StandardCharsets;

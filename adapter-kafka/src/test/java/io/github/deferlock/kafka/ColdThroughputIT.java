@@ -7,6 +7,7 @@ import io.github.deferlock.conflict.ConflictAwareHandler;
 import io.github.deferlock.conflict.OnConflict;
 import io.github.deferlock.lock.DistributedLock;
 import io.github.deferlock.lock.RedisLocks;
+import io.github.deferlock.testing.KafkaBroker;
 import io.github.deferlock.testing.RedisExtension;
 import io.github.deferlock.testing.RedisServer;
 import java.nio.charset.StandardCharsets;

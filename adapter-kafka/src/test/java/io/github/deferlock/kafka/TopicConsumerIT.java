@@ -9,6 +9,7 @@ import io.github.deferlock.conflict.Outcome;
 import io.github.deferlock.lock.DistributedLock;
 import io.github.deferlock.lock.RedisLocks;
 import io.github.deferlock.testing.JvmProcess;
+import io.github.deferlock.testing.KafkaBroker;
 import io.github.deferlock.testing.RedisExtension;
 import io.github.deferlock.testing.RedisServer;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,4 @@
-package io.github.deferlock.kafka;
+package io.github.deferlock.testing;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -30,12 +30,15 @@ import org.apache.kafka.metadata.storage.Formatter;
 import org.apache.kafka.server.common.MetadataVersion;
 
 /**
- * A real Kafka broker for tests: one KRaft node that is broker and controller at once, started in this JVM on
+ * A real Kafka broker for tests and demos: one KRaft node that is broker and controller at once, started in this JVM on
  * free loopback ports with its log under a temp dir, so {@link #restart()} keeps topics, records and committed
  * offsets like a broker restart does. Group settings are short (no initial rebalance delay, sessions down to
  * 500 ms) so consumer groups settle in a test's time.
+ *
+ * <p>Needs {@code org.apache.kafka:kafka_2.13} on the classpath (an optional dependency of test-support: declare
+ * it where you use this class). Not threadsafe.
  */
-final class KafkaBroker implements AutoCloseable {
+public final class KafkaBroker implements AutoCloseable {
     private final Path dir;
     private final int port;
     private final int controllerPort;
@@ -47,7 +50,12 @@ final class KafkaBroker implements AutoCloseable {
         this.controllerPort = controllerPort;
     }
 
-    static KafkaBroker start() {
+    /**
+     * Formats a fresh log dir under a temp dir and starts the node on two free loopback ports.
+     *
+     * @throws IllegalStateException when it cannot start
+     */
+    public static KafkaBroker start() {
         try {
             KafkaBroker b = new KafkaBroker(Files.createTempDirectory("kafka"), freePort(), freePort());
             b.format();
@@ -65,12 +73,15 @@ final class KafkaBroker implements AutoCloseable {
     }
 
     /** {@code host:port} for {@code bootstrap.servers}. */
-    String bootstrap() {
+    public String bootstrap() {
         return "127.0.0.1:" + port;
     }
 
-    /** Client settings for this broker plus {@code group.id}. */
-    Map<String, Object> consumerConfig(String group) {
+    /**
+     * Consumer settings for this broker: {@code bootstrap.servers}, {@code group.id} and a 3 s session, so a
+     * killed member leaves the group quickly.
+     */
+    public Map<String, Object> consumerConfig(String group) {
         Map<String, Object> c = new HashMap<>();
         c.put("bootstrap.servers", bootstrap());
         c.put("group.id", group);
@@ -80,8 +91,8 @@ final class KafkaBroker implements AutoCloseable {
         return c;
     }
 
-    /** Creates {@code topic} with {@code partitions} partitions (replication factor 1). */
-    void createTopic(String topic, int partitions) {
+    /** Creates {@code topic} with {@code partitions} partitions (replication factor 1) and waits for its leaders. */
+    public void createTopic(String topic, int partitions) {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap()))) {
             admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1)))
                     .all()
@@ -114,7 +125,7 @@ final class KafkaBroker implements AutoCloseable {
     }
 
     /** The offsets group {@code group} committed on {@code topic}, added up over its partitions. */
-    long committed(String group, String topic) {
+    public long committed(String group, String topic) {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap()))) {
             long sum = 0;
             for (Map.Entry<TopicPartition, OffsetAndMetadata> e : admin.listConsumerGroupOffsets(group)
@@ -135,7 +146,7 @@ final class KafkaBroker implements AutoCloseable {
     }
 
     /** The records of {@code topic} from its start, read until {@code count} arrived or 30 s passed. */
-    List<ConsumerRecord<byte[], byte[]>> read(String topic, int count) {
+    public List<ConsumerRecord<byte[], byte[]>> read(String topic, int count) {
         List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
         try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(
                 Map.of("bootstrap.servers", bootstrap()), new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
@@ -204,12 +215,13 @@ final class KafkaBroker implements AutoCloseable {
     }
 
     /** Stops the broker (its connections drop) and starts it again on the same ports with the same log. */
-    void restart() {
+    public void restart() {
         stop();
         launch();
     }
 
-    void stop() {
+    /** Stops the broker; {@link #restart()} starts it again. */
+    public void stop() {
         if (server != null) {
             server.shutdown();
             server.awaitShutdown();
