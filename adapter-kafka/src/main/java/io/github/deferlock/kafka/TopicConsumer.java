@@ -67,13 +67,14 @@ import org.slf4j.LoggerFactory;
  * after the other, in offset order. At most {@code maxInFlight} records (plus one poll's worth) wait or run; above
  * that the poller pauses its partitions and keeps polling, so the group does not evict it.
  *
- * <p><b>Ordering.</b> Records of one Kafka key that are handled (processed, duplicate, dead-lettered) run in
- * offset order, one at a time. A record that is <em>deferred</em> leaves that order: it runs later from the
- * deferral queue, when its due time comes and its lock is free, and records of the same key that arrive after
- * it may run before it (once the holder released the lock, the next record of the key takes the lock at once,
- * while the deferred one waits for its backoff delay); two deferred records of one key can run in either order.
- * Keep per-key order through deferral out of the design, or make the handler order-insensitive (versions,
- * fencing tokens, idempotent upserts).
+ * <p><b>Ordering.</b> Records of one Kafka key share a partition and a handler thread, so those that are handled
+ * (processed, duplicate, retried, dead-lettered) run one at a time in offset order. A record that is
+ * <em>deferred</em> leaves that order: it runs later from the deferral queue, when its backoff delay is over and
+ * its lock is free, so records of the same key that arrive after it may run before it, and two deferred records
+ * of one key may run in either order. A record never runs before an earlier, not deferred record of its key,
+ * except across a rebalance whose {@code revokeTimeout} ran out while that record was still running. If the
+ * handler needs a key's records in order, keep them off DEFER or make it order-insensitive (versions, fencing
+ * tokens, idempotent upserts). docs/strategies.md has the details.
  *
  * <p><b>Commits.</b> Every {@code commitInterval} the poller commits, per partition, the offset below which
  * every record is done ({@code commitAsync}); at a rebalance and at close it commits synchronously. A process
@@ -82,8 +83,9 @@ import org.slf4j.LoggerFactory;
  * crash into {@code DUPLICATE}, and a record already deferred is not stored twice.
  *
  * <p><b>Rebalances.</b> When the group takes partitions away, records of them not yet started are dropped, the
- * running ones get up to {@code revokeTimeout} to finish, and the safe offsets are committed; what was dropped or
- * unfinished goes to the new owner. Partitions <em>lost</em> (the session expired) are dropped without a commit.
+ * running ones get up to {@code revokeTimeout} to finish, and the safe offsets are committed; the new owner reads
+ * from the first record that was not done (records done after it come back as {@code DUPLICATE}s). Partitions
+ * <em>lost</em> (the session expired) are dropped without a commit.
  *
  * <p><b>Failures.</b> When {@code handle} throws (the handler failed, the lock was lost, Redis was down, or a
  * THROW/SLEEP_RETRY conflict), the record is tried again on its thread after a backoff (100 ms doubling to 5 s),

@@ -78,8 +78,18 @@ final class Fixture implements AutoCloseable {
      * than retrying forever, so a broken test fails instead of hanging in close().
      */
     static KafkaProducer<byte[], byte[]> producer(String bootstrap) {
+        // one request in flight: a batch a fresh topic's leader refuses (NOT_LEADER) is retried before any later
+        // one is sent, so the idempotent sequence cannot wedge (OUT_OF_ORDER_SEQUENCE_NUMBER forever)
         return new KafkaProducer<>(
-                Map.of("bootstrap.servers", bootstrap, "linger.ms", 5, "delivery.timeout.ms", 60_000),
+                Map.of(
+                        "bootstrap.servers",
+                        bootstrap,
+                        "linger.ms",
+                        5,
+                        "max.in.flight.requests.per.connection",
+                        1,
+                        "delivery.timeout.ms",
+                        60_000),
                 new ByteArraySerializer(),
                 new ByteArraySerializer());
     }

@@ -138,7 +138,13 @@ final class Workload {
                 String topic = prefix.replace(':', '.') + "source";
                 kafka.createTopic(topic, 4);
                 KafkaProducer<byte[], byte[]> kp = new KafkaProducer<>(
-                        Map.of("bootstrap.servers", kafka.bootstrap(), "linger.ms", 1),
+                        Map.of(
+                                "bootstrap.servers",
+                                kafka.bootstrap(),
+                                "linger.ms",
+                                1,
+                                "max.in.flight.requests.per.connection",
+                                1), // see KafkaBroker.createTopic: a fresh topic can refuse the first batches
                         new ByteArraySerializer(),
                         new ByteArraySerializer());
                 consumers.add(() -> kp.close(Duration.ofSeconds(5)));

@@ -97,8 +97,10 @@ public final class KafkaBroker implements AutoCloseable {
             admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1)))
                     .all()
                     .get();
-            // a producer that writes before the broker took leadership gets NOT_LEADER, and its retried batches
-            // can wedge the idempotent sequence: wait until every partition has its leader
+            // a producer that writes before the broker took leadership gets NOT_LEADER, and with several requests
+            // in flight its retried batches can wedge the idempotent sequence: wait until every partition has
+            // its leader (the broker may still refuse the first batch: producers to a fresh topic should keep
+            // max.in.flight.requests.per.connection at 1)
             long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
             while (!hasLeaders(admin, topic, partitions)) {
                 if (System.nanoTime() > deadline) {
