@@ -178,6 +178,9 @@ public final class TopicConsumer<M> implements AutoCloseable {
         producerConfig.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         producerConfig.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         producerConfig.put(ProducerConfig.ACKS_CONFIG, "all");
+        // dead letters are rare and each is awaited; one request in flight keeps a retried batch (a dead-letter
+        // topic created on first use can refuse the first write) from racing a later one
+        producerConfig.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
         if (producerConfig.containsKey(ProducerConfig.CLIENT_ID_CONFIG)) {
             producerConfig.put(
                     ProducerConfig.CLIENT_ID_CONFIG, producerConfig.get(ProducerConfig.CLIENT_ID_CONFIG) + "-dead");
