@@ -228,7 +228,7 @@ public final class TopicConsumer<M> implements AutoCloseable {
      */
     public synchronized TopicConsumer<M> start() {
         if (closed.get() || !started.compareAndSet(false, true)) {
-            throw new IllegalStateException("consumer of topic '" + topic + "' was already started");
+            throw new IllegalStateException("consumer of topic '" + topic + "' was already started or closed");
         }
         consumer = new KafkaConsumer<>(consumerConfig);
         deadLetters = new KafkaProducer<>(producerConfig);
