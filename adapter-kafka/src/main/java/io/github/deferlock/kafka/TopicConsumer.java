@@ -157,6 +157,10 @@ public final class TopicConsumer<M> implements AutoCloseable {
         this.reader = b.typeRef != null ? mapper.readerFor(b.typeRef) : mapper.readerFor(b.type);
         this.concurrency = b.concurrency == 0 ? 4 : b.concurrency;
         this.virtualThreads = Boolean.TRUE.equals(b.virtual);
+        if (virtualThreads && Runtime.version().feature() < 21) {
+            throw new UnsupportedOperationException("virtual threads need Java 21 or newer, this is Java "
+                    + Runtime.version().feature());
+        }
         this.maxInFlight = b.maxInFlight == 0 ? 1_000 : b.maxInFlight;
         this.commitIntervalNanos = (b.commitInterval == null ? Duration.ofSeconds(1) : b.commitInterval).toNanos();
         this.revokeTimeout = b.revokeTimeout == null ? Duration.ofSeconds(10) : b.revokeTimeout;
@@ -780,7 +784,10 @@ public final class TopicConsumer<M> implements AutoCloseable {
             return this;
         }
 
-        /** Run handlers on virtual threads (Java 21+). Default false: platform daemon threads. */
+        /**
+         * Run handlers on virtual threads (Java 21+; on an older Java {@link #build()} throws {@link
+         * UnsupportedOperationException}). Default false: platform daemon threads.
+         */
         public Builder<M> virtualThreads(boolean on) {
             once(virtual, "virtualThreads");
             virtual = on;
