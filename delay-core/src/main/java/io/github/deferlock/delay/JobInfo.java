@@ -1,6 +1,7 @@
 package io.github.deferlock.delay;
 
 import java.time.Instant;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -15,6 +16,7 @@ import java.util.Optional;
  * @param visibleUntil for {@link JobState#IN_FLIGHT}: the visibility deadline, else empty
  * @param diedAt for {@link JobState#DEAD}: when it moved to the dead letters, else empty
  * @param lastError the last error recorded for the job, if any
+ * @param headers the job's headers ({@link Job#headers()}), empty when none; unmodifiable
  */
 public record JobInfo(
         String id,
@@ -23,7 +25,8 @@ public record JobInfo(
         Optional<Instant> dueAt,
         Optional<Instant> visibleUntil,
         Optional<Instant> diedAt,
-        Optional<String> lastError) {
+        Optional<String> lastError,
+        Map<String, String> headers) {
     /** Validates the components. */
     public JobInfo {
         Objects.requireNonNull(id, "id cannot be null");
@@ -32,5 +35,18 @@ public record JobInfo(
         Objects.requireNonNull(visibleUntil, "visibleUntil cannot be null");
         Objects.requireNonNull(diedAt, "diedAt cannot be null");
         Objects.requireNonNull(lastError, "lastError cannot be null");
+        headers = JobHeaders.copyOf(headers);
+    }
+
+    /** A snapshot without headers (the components before headers existed). */
+    public JobInfo(
+            String id,
+            JobState state,
+            int attempts,
+            Optional<Instant> dueAt,
+            Optional<Instant> visibleUntil,
+            Optional<Instant> diedAt,
+            Optional<String> lastError) {
+        this(id, state, attempts, dueAt, visibleUntil, diedAt, lastError, Map.of());
     }
 }

@@ -108,7 +108,8 @@ for _, member in ipairs(expired) do
     local rest = string.sub(env, i3)
     if attempts >= maxAttempts then
       redis.call('ZADD', KEYS[4], now, member)
-      redis.call('HSET', KEYS[3], id, string.sub(env, 1, 12) .. 'x' .. attempts .. '||' .. rest)
+      -- 't': the dead envelope's receipt field holds the cause, a visibility timeout
+      redis.call('HSET', KEYS[3], id, string.sub(env, 1, 12) .. 'x' .. attempts .. '|t|' .. rest)
       redis.call('HSET', KEYS[5], id, 'visibility timeout expired on attempt ' .. attempts .. ' of ' .. maxAttempts)
     else
       redis.call('ZADD', KEYS[1], now, member)

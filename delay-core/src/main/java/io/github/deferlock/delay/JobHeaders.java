@@ -1,0 +1,76 @@
+package io.github.deferlock.delay;
+
+import io.github.deferlock.redis.internal.Names;
+import io.github.deferlock.redis.internal.Require;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The rules for job headers ({@link NewJob#withHeader}, {@link DelayQueue.Builder#headers}): at most {@link
+ * DelayQueue#MAX_HEADERS} headers; a key of 1 to {@link DelayQueue#MAX_HEADER_KEY_BYTES} UTF-8 bytes; keys and
+ * values non-null valid Unicode (no unpaired surrogate); all keys and values together at most {@link
+ * DelayQueue#MAX_HEADERS_BYTES} UTF-8 bytes. Stateless.
+ */
+final class JobHeaders {
+
+    private JobHeaders() {}
+
+    /** An unmodifiable, order-keeping copy of {@code headers} (null: empty) that keeps the rules. */
+    static Map<String, String> copyOf(Map<String, String> headers) {
+        if (headers == null || headers.isEmpty()) {
+            return Map.of();
+        }
+        Map<String, String> copy = new LinkedHashMap<>(headers);
+        check(copy);
+        return Collections.unmodifiableMap(copy);
+    }
+
+    /** {@code defaults} overlaid with {@code own} (a job's own headers win), checked. */
+    static Map<String, String> merge(Map<String, String> defaults, Map<String, String> own) {
+        if (defaults == null || defaults.isEmpty()) {
+            return own;
+        }
+        Map<String, String> merged = new LinkedHashMap<>(defaults);
+        merged.putAll(own);
+        check(merged);
+        return Collections.unmodifiableMap(merged);
+    }
+
+    private static void check(Map<String, String> headers) {
+        Require.within("number of headers", headers.size(), 0, DelayQueue.MAX_HEADERS);
+        long total = 0;
+        for (Map.Entry<String, String> h : headers.entrySet()) {
+            String key = Require.notNull("header key", h.getKey());
+            String value = Require.notNull("value of header " + Names.show(key), h.getValue());
+            int keyBytes = utf8Length("header key", key);
+            Require.within(
+                    "header key " + Names.show(key) + " in UTF-8 bytes", keyBytes, 1, DelayQueue.MAX_HEADER_KEY_BYTES);
+            total += keyBytes + utf8Length("value of header " + Names.show(key), value);
+        }
+        Require.within("headers (keys and values) in UTF-8 bytes", total, 0, DelayQueue.MAX_HEADERS_BYTES);
+    }
+
+    /** The UTF-8 length of {@code s}, refusing an unpaired surrogate (it has no UTF-8 form). */
+    private static int utf8Length(String what, String s) {
+        int bytes = 0;
+        int n = s.length();
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (c < 0x80) {
+                bytes += 1;
+            } else if (c < 0x800) {
+                bytes += 2;
+            } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
+                bytes += 4;
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                throw new IllegalArgumentException(what + " " + Names.show(s) + " has an unpaired surrogate at index "
+                        + i + ": headers must be valid Unicode");
+            } else {
+                bytes += 3;
+            }
+        }
+        return bytes;
+    }
+}
