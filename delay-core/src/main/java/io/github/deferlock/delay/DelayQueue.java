@@ -205,7 +205,8 @@ public final class DelayQueue<T> {
 
     /**
      * Enqueues one job, with its headers ({@link NewJob#withHeader}); like the other {@code enqueue} and
-     * {@code schedule} methods, which it covers. One round trip.
+     * {@code schedule} methods, which it covers (named apart from {@link #enqueue(Object)} so that a queue of
+     * {@code Object} payloads cannot mistake one for the other). One round trip.
      *
      * @throws NullPointerException when {@code job} is null
      * @throws IllegalArgumentException when the id breaks the name rule, the delay or due time is more than
@@ -213,7 +214,7 @@ public final class DelayQueue<T> {
      *     Builder#headers} break a limit
      * @throws DelayQueueException when Redis fails
      */
-    public EnqueueResult enqueue(NewJob<T> job) {
+    public EnqueueResult enqueueJob(NewJob<T> job) {
         Require.notNull("job", job);
         String id = job.id() == null ? null : requireId(job.id());
         return job.delay() != null

@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * One job for {@link DelayQueue#enqueue(NewJob)} and {@link DelayQueue#enqueueAll(java.util.List)}: a payload,
+ * One job for {@link DelayQueue#enqueueJob(NewJob)} and {@link DelayQueue#enqueueAll(java.util.List)}: a payload,
  * an optional caller id, either a delay from now (server clock) or an absolute due time, and headers.
  * Immutable.
  *
