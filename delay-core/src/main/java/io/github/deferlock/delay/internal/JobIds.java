@@ -3,6 +3,7 @@ package io.github.deferlock.delay.internal;
 import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.random.RandomGenerator;
 
 /**
  * Generates job ids and call tokens: 16 characters of base64url for 96 bits, a random 64-bit prefix (renewed
@@ -12,7 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class JobIds {
     private static final Base64.Encoder ENCODER = Base64.getUrlEncoder().withoutPadding();
 
-    private final SecureRandom random;
+    private final RandomGenerator random;
     private final AtomicLong counter;
     private volatile long prefix;
 
@@ -21,8 +22,8 @@ public final class JobIds {
         this(new SecureRandom());
     }
 
-    /** Ids drawn from {@code random} (tests pass a seeded one). */
-    public JobIds(SecureRandom random) {
+    /** Ids drawn from {@code random} (a {@link SecureRandom} but in tests). */
+    public JobIds(RandomGenerator random) {
         this.random = random;
         this.counter = new AtomicLong(random.nextInt() & 0xFFFF_FFFFL);
         this.prefix = random.nextLong();
