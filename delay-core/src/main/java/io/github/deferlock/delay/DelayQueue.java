@@ -349,7 +349,7 @@ public final class DelayQueue<T> {
      * here: the caller reports each result.
      */
     ClaimBatch<T> claimBatch(int max, List<Job<T>> acks) {
-        return claimBatch(max, acks, newToken());
+        return claimBatch(max, acks, callToken());
     }
 
     /**
@@ -826,15 +826,23 @@ public final class DelayQueue<T> {
         return EvictionPolicyProbe.read(config.redis(), name());
     }
 
-    /** A fresh name for one write call (its replay record), unique like a generated id. */
+    /**
+     * A fresh name for one write call (its replay record), unique like a generated id, from this queue's ids.
+     * For the worker's claim calls.
+     */
+    String callToken() {
+        return ids.next();
+    }
+
+    /**
+     * A fresh name for one write call, from one process-wide generator: kept for the worker until it asks its
+     * queue ({@link #callToken()}); the one static generator left in delay-core.
+     */
     static String newToken() {
         return Tokens.IDS.next();
     }
 
-    /**
-     * The ids behind {@link #newToken()}, which the worker calls without its queue; a queue's own calls use the
-     * queue's {@link JobIds}.
-     */
+    /** The ids behind {@link #newToken()}, which the worker calls without its queue. */
     private static final class Tokens {
         static final JobIds IDS = new JobIds();
     }
