@@ -2,6 +2,9 @@ package io.github.deferlock.delay;
 
 import io.github.deferlock.redis.internal.Names;
 import io.github.deferlock.redis.internal.Require;
+import java.nio.CharBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -53,24 +56,14 @@ final class JobHeaders {
 
     /** The UTF-8 length of {@code s}, refusing an unpaired surrogate (it has no UTF-8 form). */
     private static int utf8Length(String what, String s) {
-        int bytes = 0;
-        int n = s.length();
-        for (int i = 0; i < n; i++) {
-            char c = s.charAt(i);
-            if (c < 0x80) {
-                bytes += 1;
-            } else if (c < 0x800) {
-                bytes += 2;
-            } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
-                bytes += 4;
-                i++;
-            } else if (Character.isSurrogate(c)) {
-                throw new IllegalArgumentException(what + " " + Names.show(s) + " has an unpaired surrogate at index "
-                        + i + ": headers must be valid Unicode");
-            } else {
-                bytes += 3;
-            }
+        try {
+            return StandardCharsets.UTF_8
+                    .newEncoder()
+                    .encode(CharBuffer.wrap(s))
+                    .remaining();
+        } catch (CharacterCodingException e) {
+            throw new IllegalArgumentException(
+                    what + " " + Names.show(s) + " has an unpaired surrogate: headers must be valid Unicode", e);
         }
-        return bytes;
     }
 }

@@ -141,60 +141,52 @@ public final class QueueTransport {
             List<List<byte[]>> argLists,
             String stored,
             boolean strict) {
-        return call(op, () -> pipelineOnce(op, script, keyLists, argLists, stored, strict));
-    }
-
-    private List<Object> pipelineOnce(
-            String op,
-            Script script,
-            List<List<byte[]>> keyLists,
-            List<List<byte[]>> argLists,
-            String stored,
-            boolean strict) {
-        Object[] replies = new Object[argLists.size()];
-        List<Integer> todo = new ArrayList<>();
-        for (int c = 0; c < argLists.size(); c++) {
-            todo.add(c);
-        }
-        boolean bySha = true;
-        long acked = Long.MAX_VALUE;
-        while (!todo.isEmpty()) {
-            List<Response<Object>> responses = new ArrayList<>(todo.size());
-            Response<Long> waited = null;
-            try (AbstractPipeline pipeline = redis.pipelined()) {
-                for (int c : todo) {
-                    responses.add(
-                            bySha
-                                    ? script.queue(pipeline, keyLists.get(c), argLists.get(c))
-                                    : script.queueBody(pipeline, keyLists.get(c), argLists.get(c)));
-                }
-                if (replicas > 0) { // on the same connection as the writes
-                    waited = pipeline.waitReplicas(keyLists.get(0).get(0), replicas, replicaTimeout.toMillis());
-                }
-                pipeline.sync();
-            } catch (JedisConnectionException | JedisMovedDataException e) {
-                throw afterPipelineFailure(e);
+        return call(op, () -> {
+            Object[] replies = new Object[argLists.size()];
+            List<Integer> todo = new ArrayList<>();
+            for (int c = 0; c < argLists.size(); c++) {
+                todo.add(c);
             }
-            List<Integer> again = new ArrayList<>();
-            for (int k = 0; k < todo.size(); k++) {
-                try {
-                    replies[todo.get(k)] = synced(responses.get(k));
-                } catch (JedisNoScriptException e) {
-                    again.add(todo.get(k)); // the server restarted mid-batch: EVAL the body
-                } catch (JedisMovedDataException e) {
+            boolean bySha = true;
+            long acked = Long.MAX_VALUE;
+            while (!todo.isEmpty()) {
+                List<Response<Object>> responses = new ArrayList<>(todo.size());
+                Response<Long> waited = null;
+                try (AbstractPipeline pipeline = redis.pipelined()) {
+                    for (int c : todo) {
+                        responses.add(
+                                bySha
+                                        ? script.queue(pipeline, keyLists.get(c), argLists.get(c))
+                                        : script.queueBody(pipeline, keyLists.get(c), argLists.get(c)));
+                    }
+                    if (replicas > 0) { // on the same connection as the writes
+                        waited = pipeline.waitReplicas(keyLists.get(0).get(0), replicas, replicaTimeout.toMillis());
+                    }
+                    pipeline.sync();
+                } catch (JedisConnectionException | JedisMovedDataException e) {
                     throw afterPipelineFailure(e);
                 }
+                List<Integer> again = new ArrayList<>();
+                for (int k = 0; k < todo.size(); k++) {
+                    try {
+                        replies[todo.get(k)] = synced(responses.get(k));
+                    } catch (JedisNoScriptException e) {
+                        again.add(todo.get(k)); // the server restarted mid-batch: EVAL the body
+                    } catch (JedisMovedDataException e) {
+                        throw afterPipelineFailure(e);
+                    }
+                }
+                if (waited != null) {
+                    acked = Math.min(acked, synced(waited));
+                }
+                todo = again;
+                bySha = false;
             }
-            if (waited != null) {
-                acked = Math.min(acked, synced(waited));
+            if (acked < replicas) {
+                tooFewReplicas(op, acked, stored, strict);
             }
-            todo = again;
-            bySha = false;
-        }
-        if (acked < replicas) {
-            tooFewReplicas(op, acked, stored, strict);
-        }
-        return List.of(replies);
+            return List.of(replies);
+        });
     }
 
     /** The scripts' publish flag: {@code 1} for SPUBLISH on a Redis 7.0+ cluster, else {@code 0}. */
