@@ -32,7 +32,7 @@ public record DeadLetter(
         Objects.requireNonNull(reason, "reason cannot be null");
         Objects.requireNonNull(payloadJson, "payloadJson cannot be null");
         Objects.requireNonNull(cause, "cause cannot be null");
-        headers = JobHeaders.copyOf(headers);
+        headers = JobHeaders.snapshot(headers);
     }
 
     /** A dead letter of unknown cause without headers (the components before causes and headers existed). */

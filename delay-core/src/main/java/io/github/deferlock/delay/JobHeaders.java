@@ -29,6 +29,19 @@ final class JobHeaders {
         return Collections.unmodifiableMap(copy);
     }
 
+    /**
+     * An unmodifiable, order-keeping copy of stored or reported headers (null: empty), without the limits (a
+     * snapshot shows what is stored); null keys and values are refused.
+     */
+    static Map<String, String> snapshot(Map<String, String> headers) {
+        if (headers == null || headers.isEmpty()) {
+            return Map.of();
+        }
+        Map<String, String> copy = new LinkedHashMap<>(headers);
+        copy.forEach((k, v) -> Require.notNull("value of header " + Names.show(Require.notNull("header key", k)), v));
+        return Collections.unmodifiableMap(copy);
+    }
+
     /** {@code defaults} overlaid with {@code own} (a job's own headers win), checked. */
     static Map<String, String> merge(Map<String, String> defaults, Map<String, String> own) {
         if (defaults == null || defaults.isEmpty()) {

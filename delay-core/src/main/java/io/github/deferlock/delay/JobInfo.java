@@ -35,7 +35,7 @@ public record JobInfo(
         Objects.requireNonNull(visibleUntil, "visibleUntil cannot be null");
         Objects.requireNonNull(diedAt, "diedAt cannot be null");
         Objects.requireNonNull(lastError, "lastError cannot be null");
-        headers = JobHeaders.copyOf(headers);
+        headers = JobHeaders.snapshot(headers);
     }
 
     /** A snapshot without headers (the components before headers existed). */
