@@ -665,49 +665,8 @@ public final class DelayQueue<T> {
      * @throws DelayQueueException when Redis fails
      */
     public Optional<JobInfo> get(String id) {
-        Optional<QueueScripts.Info> found = scripts.info(requireId(id));
-        if (found.isEmpty()) {
-            return Optional.empty();
-        }
-        QueueScripts.Info info = found.get();
-        Envelope env = Envelope.parse(info.envelope());
-        long score = info.score();
-        Optional<Instant> at = score < 0 ? Optional.empty() : Optional.of(Instant.ofEpochMilli(score));
-        Optional<String> lastError = info.lastError().isEmpty() ? Optional.empty() : Optional.of(info.lastError());
-        Map<String, String> headers = env.headers();
-        return Optional.of(
-                switch (env.state()) {
-                    case 'f' ->
-                        new JobInfo(
-                                id,
-                                JobState.IN_FLIGHT,
-                                env.attempts(),
-                                Optional.of(Instant.ofEpochMilli(env.dueMs())),
-                                at,
-                                Optional.empty(),
-                                lastError,
-                                headers);
-                    case 'x' ->
-                        new JobInfo(
-                                id,
-                                JobState.DEAD,
-                                env.attempts(),
-                                Optional.empty(),
-                                Optional.empty(),
-                                at,
-                                lastError,
-                                headers);
-                    default -> // a job scheduled before 1970 waits with score 0 and keeps its requested time
-                        new JobInfo(
-                                id,
-                                JobState.DUE,
-                                env.attempts(),
-                                env.dueMs() == Envelope.NO_DUE ? at : Optional.of(Instant.ofEpochMilli(env.dueMs())),
-                                Optional.empty(),
-                                Optional.empty(),
-                                lastError,
-                                headers);
-                });
+        return scripts.info(requireId(id))
+                .map(info -> JobInfo.of(id, Envelope.parse(info.envelope()), info.lastError(), info.score()));
     }
 
     /**
