@@ -1,5 +1,6 @@
 package io.github.deferlock.delay.internal;
 
+import io.github.deferlock.redis.internal.Retry;
 import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -25,7 +26,7 @@ public final class EvictionPolicyProbe {
      */
     public static Optional<String> read(UnifiedJedis redis, String queue) {
         try {
-            Optional<String> policy = fromInfo(Retry.onConnectionError(() -> redis.info("memory")));
+            Optional<String> policy = fromInfo(Retry.CONNECTION_ERRORS.call(() -> redis.info("memory")));
             if (policy.isPresent()) {
                 return policy;
             }
@@ -33,7 +34,7 @@ public final class EvictionPolicyProbe {
             LOG.debug("queue '{}': INFO memory failed, trying CONFIG GET: {}", queue, e.toString());
         }
         try {
-            Map<String, String> config = Retry.onConnectionError(() -> redis.configGet("maxmemory-policy"));
+            Map<String, String> config = Retry.CONNECTION_ERRORS.call(() -> redis.configGet("maxmemory-policy"));
             return Optional.ofNullable(config.get("maxmemory-policy"));
         } catch (RuntimeException e) {
             LOG.debug("queue '{}': CONFIG GET maxmemory-policy failed: {}", queue, e.toString());

@@ -1,5 +1,6 @@
 package io.github.deferlock.delay.internal;
 
+import io.github.deferlock.redis.internal.Script;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,18 +28,18 @@ public final class QueueScripts {
      */
     public static final long REPLAY_TTL_MS = 60_000;
 
-    private static final Script ENQUEUE = Script.load("enqueue");
-    private static final Script CLAIM = Script.load("claim");
-    private static final Script ACK = Script.load("ack");
-    private static final Script NACK = Script.load("nack");
-    private static final Script RESCHEDULE = Script.load("reschedule");
-    private static final Script EXTEND = Script.load("extend");
-    private static final Script CANCEL = Script.load("cancel");
-    private static final Script INFO = Script.load("info");
-    private static final Script HEAD = Script.load("head");
-    private static final Script DEAD_LIST = Script.load("dead_list");
-    private static final Script REQUEUE = Script.load("requeue");
-    private static final Script PURGE = Script.load("purge");
+    private static final Script ENQUEUE = QueueLua.load("enqueue");
+    private static final Script CLAIM = QueueLua.load("claim");
+    private static final Script ACK = QueueLua.load("ack");
+    private static final Script NACK = QueueLua.load("nack");
+    private static final Script RESCHEDULE = QueueLua.load("reschedule");
+    private static final Script EXTEND = QueueLua.load("extend");
+    private static final Script CANCEL = QueueLua.load("cancel");
+    private static final Script INFO = QueueLua.load("info");
+    private static final Script HEAD = QueueLua.load("head");
+    private static final Script DEAD_LIST = QueueLua.load("dead_list");
+    private static final Script REQUEUE = QueueLua.load("requeue");
+    private static final Script PURGE = QueueLua.load("purge");
 
     private static final byte[] REPLAY_TTL = num(REPLAY_TTL_MS);
     private static final byte[] NO_REPLAY = {'0'};

@@ -1,36 +1,35 @@
 package io.github.deferlock.delay.internal;
 
 import io.github.deferlock.delay.DelayQueueException;
+import io.github.deferlock.redis.internal.ReplicatedCall;
+import io.github.deferlock.redis.internal.Retry;
+import io.github.deferlock.redis.internal.Script;
+import io.github.deferlock.redis.internal.Topology;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import redis.clients.jedis.AbstractPipeline;
-import redis.clients.jedis.RedisClusterClient;
-import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisException;
-import redis.clients.jedis.exceptions.JedisMovedDataException;
-import redis.clients.jedis.exceptions.JedisNoScriptException;
 
 /**
- * How one queue's script calls reach Redis: retried on a connection error, pipelined, followed by {@code WAIT}
- * when the queue waits for replicas (on the same connection as the write), and failures thrown as {@link
+ * How one queue's script calls reach Redis, over the shared plumbing of redis-support: {@link Retry} on a
+ * connection error, {@link ReplicatedCall} for pipelines and for {@code WAIT} when the queue waits for replicas
+ * (on the same connection as the write), the {@link Topology}'s publish flag, and failures thrown as {@link
  * DelayQueueException} naming the call and the queue. Knows nothing of what the scripts do ({@link
  * QueueScripts} does). Threadsafe.
  */
 public final class QueueTransport {
     private static final Logger LOG = LoggerFactory.getLogger(QueueTransport.class);
-    private static final byte[] PLAIN_FOR_NOW = {'0'};
 
     private final UnifiedJedis redis;
     private final String queue;
+    private final Topology topology;
+    private final ReplicatedCall replicated;
     private final int replicas; // 0: no WAIT
     private final Duration replicaTimeout;
-    private volatile byte[] shardedFlag; // the scripts' SPUBLISH/PUBLISH choice; null until the server says
 
     /**
      * @param replicas the replicas a write must reach, 0 for no {@code WAIT}
@@ -39,8 +38,10 @@ public final class QueueTransport {
     public QueueTransport(UnifiedJedis redis, String queue, int replicas, Duration replicaTimeout) {
         this.redis = redis;
         this.queue = queue;
+        this.topology = Topology.of(redis);
         this.replicas = replicas;
-        this.replicaTimeout = replicaTimeout;
+        this.replicaTimeout = replicas > 0 ? replicaTimeout : Duration.ZERO;
+        this.replicated = new ReplicatedCall(topology, replicas, this.replicaTimeout);
     }
 
     /** The client. */
@@ -59,7 +60,7 @@ public final class QueueTransport {
      */
     public <R> R call(String op, Supplier<R> body) {
         try {
-            return Retry.onConnectionError(body);
+            return Retry.CONNECTION_ERRORS.call(body);
         } catch (JedisException e) {
             throw new DelayQueueException(op + " failed on queue '" + queue + "': " + e.getMessage(), e);
         }
@@ -100,39 +101,18 @@ public final class QueueTransport {
             return run(op, script, keys, args);
         }
         return call(op, () -> {
-            Object reply = null;
-            long acked = 0;
-            for (boolean bySha : new boolean[] {true, false}) {
-                Response<Object> response;
-                Response<Long> waited;
-                try (AbstractPipeline pipeline = redis.pipelined()) {
-                    response = bySha ? script.queue(pipeline, keys, args) : script.queueBody(pipeline, keys, args);
-                    waited = pipeline.waitReplicas(keys.get(0), replicas, replicaTimeout.toMillis());
-                    pipeline.sync();
-                } catch (JedisConnectionException | JedisMovedDataException e) {
-                    throw afterPipelineFailure(e);
-                }
-                try {
-                    reply = synced(response);
-                } catch (JedisNoScriptException e) {
-                    continue; // after a restart or failover: EVAL the body with its own WAIT
-                } catch (JedisMovedDataException e) {
-                    throw afterPipelineFailure(e);
-                }
-                acked = synced(waited);
-                break;
+            ReplicatedCall.Replies replies = replicated.run(script, keys, args);
+            if (replies.acked() < replicas) {
+                tooFewReplicas(op, replies.acked(), stored, strict);
             }
-            if (acked < replicas) {
-                tooFewReplicas(op, acked, stored, strict);
-            }
-            return reply;
+            return replies.reply();
         });
     }
 
     /**
      * Runs {@code script} once per entry of {@code argLists}, with the keys of the same index in {@code
-     * keyLists}, in one pipeline (re-running by body the calls that met {@code NOSCRIPT}); when the queue waits
-     * for replicas one {@code WAIT} follows on the same connection. Returns the replies in order.
+     * keyLists}, in one pipeline ({@link ReplicatedCall#runAll}); when the queue waits for replicas one {@code
+     * WAIT} follows on the same connection. Returns the replies in order.
      */
     public List<Object> pipeline(
             String op,
@@ -142,64 +122,17 @@ public final class QueueTransport {
             String stored,
             boolean strict) {
         return call(op, () -> {
-            Object[] replies = new Object[argLists.size()];
-            List<Integer> todo = new ArrayList<>();
-            for (int c = 0; c < argLists.size(); c++) {
-                todo.add(c);
+            ReplicatedCall.Replies replies = replicated.runAll(script, keyLists, argLists);
+            if (replies.acked() < replicas) {
+                tooFewReplicas(op, replies.acked(), stored, strict);
             }
-            boolean bySha = true;
-            long acked = Long.MAX_VALUE;
-            while (!todo.isEmpty()) {
-                List<Response<Object>> responses = new ArrayList<>(todo.size());
-                Response<Long> waited = null;
-                try (AbstractPipeline pipeline = redis.pipelined()) {
-                    for (int c : todo) {
-                        responses.add(
-                                bySha
-                                        ? script.queue(pipeline, keyLists.get(c), argLists.get(c))
-                                        : script.queueBody(pipeline, keyLists.get(c), argLists.get(c)));
-                    }
-                    if (replicas > 0) { // on the same connection as the writes
-                        waited = pipeline.waitReplicas(keyLists.get(0).get(0), replicas, replicaTimeout.toMillis());
-                    }
-                    pipeline.sync();
-                } catch (JedisConnectionException | JedisMovedDataException e) {
-                    throw afterPipelineFailure(e);
-                }
-                List<Integer> again = new ArrayList<>();
-                for (int k = 0; k < todo.size(); k++) {
-                    try {
-                        replies[todo.get(k)] = synced(responses.get(k));
-                    } catch (JedisNoScriptException e) {
-                        again.add(todo.get(k)); // the server restarted mid-batch: EVAL the body
-                    } catch (JedisMovedDataException e) {
-                        throw afterPipelineFailure(e);
-                    }
-                }
-                if (waited != null) {
-                    acked = Math.min(acked, synced(waited));
-                }
-                todo = again;
-                bySha = false;
-            }
-            if (acked < replicas) {
-                tooFewReplicas(op, acked, stored, strict);
-            }
-            return List.of(replies);
+            return replies.replies();
         });
     }
 
     /** The scripts' publish flag: {@code 1} for SPUBLISH on a Redis 7.0+ cluster, else {@code 0}. */
     public byte[] shardedFlag() {
-        byte[] flag = shardedFlag;
-        if (flag == null) {
-            flag = WakeSubscriber.publishFlag(redis);
-            if (flag == null) {
-                return PLAIN_FOR_NOW; // the cluster cannot say yet: publish plainly, ask again next time
-            }
-            shardedFlag = flag;
-        }
-        return flag;
+        return topology.publishFlag();
     }
 
     /** Throws (strict) or logs that too few replicas acknowledged a write that the primary applied. */
@@ -210,34 +143,5 @@ public final class QueueTransport {
             throw new DelayQueueException(message);
         }
         LOG.warn(message);
-    }
-
-    /**
-     * A cluster pipeline follows the client's slot map but never refreshes it, so after a failover a failed
-     * pipeline refreshes the map; the failure is returned as a connection error, which {@link #call} retries.
-     */
-    private JedisConnectionException afterPipelineFailure(JedisException e) {
-        if (redis instanceof RedisClusterClient cluster) {
-            try {
-                cluster.refreshClusterTopology();
-            } catch (JedisException refresh) {
-                e.addSuppressed(refresh);
-            }
-        }
-        return e instanceof JedisConnectionException c
-                ? c
-                : new JedisConnectionException("queue '" + queue + "': the slot moved: " + e.getMessage(), e);
-    }
-
-    /**
-     * The value of a synced pipeline response. A cluster pipeline logs (rather than throws) a failure of a
-     * node's connection and leaves that node's responses unset; that is reported as a connection failure.
-     */
-    private static <R> R synced(Response<R> response) {
-        try {
-            return response.get();
-        } catch (IllegalStateException e) {
-            throw new JedisConnectionException("the pipeline to the queue's master failed", e);
-        }
     }
 }
