@@ -6,4 +6,8 @@ module io.github.deferlock.conflict {
     requires org.slf4j;
 
     exports io.github.deferlock.conflict;
+
+    // DeferredMessage's stored format is read and written by Jackson through non-public members
+    opens io.github.deferlock.conflict to
+            com.fasterxml.jackson.databind;
 }

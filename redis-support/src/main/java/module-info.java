@@ -1,7 +1,8 @@
 /**
  * Redis plumbing written once for the deferlock modules: names and key layout, argument rules, scripts (with
  * Lua includes), the replicated call, the topology, the notice bus and the retry policy. Nothing here is API:
- * the one package is exported only to the modules that share it.
+ * the one package is exported only to the modules that share it (the lock, delay and conflict modules, and
+ * the broker adapters for {@code Require}).
  */
 module io.github.deferlock.redis {
     requires transitive redis.clients.jedis;
@@ -10,5 +11,7 @@ module io.github.deferlock.redis {
     exports io.github.deferlock.redis.internal to
             io.github.deferlock.lock,
             io.github.deferlock.delay,
-            io.github.deferlock.conflict;
+            io.github.deferlock.conflict,
+            io.github.deferlock.streams,
+            io.github.deferlock.rabbitmq;
 }

@@ -11,6 +11,7 @@ import com.rabbitmq.client.DefaultConsumer;
 import com.rabbitmq.client.Envelope;
 import io.github.deferlock.conflict.ConflictAwareHandler;
 import io.github.deferlock.conflict.Outcome;
+import io.github.deferlock.redis.internal.Require;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -19,7 +20,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -109,15 +109,15 @@ public final class RabbitConsumer<M> implements AutoCloseable {
         this.factory = b.factory;
         this.queue = b.queue;
         this.handler = b.handler;
-        ObjectMapper mapper = b.mapper == null ? new ObjectMapper() : b.mapper;
+        ObjectMapper mapper = Require.orDefault(b.mapper, new ObjectMapper());
         this.reader = b.typeRef != null ? mapper.readerFor(b.typeRef) : mapper.readerFor(b.type);
-        this.concurrency = b.concurrency == 0 ? 4 : b.concurrency;
-        this.prefetch = b.prefetch == 0 ? 10 : b.prefetch;
-        this.virtualThreads = Boolean.TRUE.equals(b.virtual);
-        this.maxDeliveries = b.maxDeliveries == 0 ? 5 : b.maxDeliveries;
-        this.deadLetterQueue = b.deadLetterQueue == null ? queue + ".dead" : b.deadLetterQueue;
-        this.declare = b.declare == null || b.declare;
-        this.listener = b.listener == null ? new RabbitListener() {} : b.listener;
+        this.concurrency = Require.orDefault(b.concurrency, 4);
+        this.prefetch = Require.orDefault(b.prefetch, 10);
+        this.virtualThreads = Require.orDefault(b.virtual, false);
+        this.maxDeliveries = Require.orDefault(b.maxDeliveries, 5);
+        this.deadLetterQueue = Require.orDefault(b.deadLetterQueue, queue + ".dead");
+        this.declare = Require.orDefault(b.declare, true);
+        this.listener = Require.orDefault(b.listener, new RabbitListener() {});
         this.name = "deferlock-rabbit-" + queue + "-" + SERIAL.incrementAndGet();
     }
 
@@ -127,14 +127,14 @@ public final class RabbitConsumer<M> implements AutoCloseable {
      */
     public static <M> Builder<M> builder(
             ConnectionFactory factory, String queue, Class<M> type, ConflictAwareHandler<M> handler) {
-        Objects.requireNonNull(type, "type cannot be null");
+        Require.notNull("type", type);
         return new Builder<>(factory, queue, type, null, handler);
     }
 
     /** Like {@link #builder(ConnectionFactory, String, Class, ConflictAwareHandler)} for a generic type. */
     public static <M> Builder<M> builder(
             ConnectionFactory factory, String queue, TypeReference<M> type, ConflictAwareHandler<M> handler) {
-        Objects.requireNonNull(type, "type cannot be null");
+        Require.notNull("type", type);
         return new Builder<>(factory, queue, null, type, handler);
     }
 
@@ -206,10 +206,7 @@ public final class RabbitConsumer<M> implements AutoCloseable {
      * @return true when every running handler finished within the timeout
      */
     public boolean close(Duration timeout) {
-        Objects.requireNonNull(timeout, "timeout cannot be null");
-        if (timeout.isNegative()) {
-            throw new IllegalArgumentException("timeout cannot be negative, got " + timeout);
-        }
+        Require.notNegative("timeout", timeout);
         if (!closed.compareAndSet(false, true)) {
             return true;
         }
@@ -427,10 +424,10 @@ public final class RabbitConsumer<M> implements AutoCloseable {
         private final TypeReference<M> typeRef;
         private final ConflictAwareHandler<M> handler;
         private ObjectMapper mapper;
-        private int concurrency;
-        private int prefetch;
+        private Integer concurrency;
+        private Integer prefetch;
         private Boolean virtual;
-        private int maxDeliveries;
+        private Integer maxDeliveries;
         private String deadLetterQueue;
         private Boolean declare;
         private RabbitListener listener;
@@ -441,83 +438,50 @@ public final class RabbitConsumer<M> implements AutoCloseable {
                 Class<M> type,
                 TypeReference<M> typeRef,
                 ConflictAwareHandler<M> handler) {
-            this.factory = Objects.requireNonNull(factory, "factory cannot be null");
-            this.queue = nonEmpty(queue, "queue");
+            this.factory = Require.notNull("factory", factory);
+            this.queue = Require.notEmpty("queue", queue);
             this.type = type;
             this.typeRef = typeRef;
-            this.handler = Objects.requireNonNull(handler, "handler cannot be null");
-        }
-
-        private static String nonEmpty(String s, String what) {
-            Objects.requireNonNull(s, what + " cannot be null");
-            if (s.isEmpty()) {
-                throw new IllegalArgumentException(what + " cannot be empty");
-            }
-            return s;
-        }
-
-        private static void once(Object old, String what) {
-            if (old != null) {
-                throw new IllegalStateException(what + " was already set to " + old);
-            }
-        }
-
-        private static void once(long old, String what) {
-            if (old != 0) {
-                throw new IllegalStateException(what + " was already set to " + old);
-            }
+            this.handler = Require.notNull("handler", handler);
         }
 
         /** The ObjectMapper that reads bodies (default a plain {@code new ObjectMapper()}). */
         public Builder<M> objectMapper(ObjectMapper m) {
-            Objects.requireNonNull(m, "objectMapper cannot be null");
-            once(mapper, "objectMapper");
-            mapper = m;
+            mapper = Require.setOnce("objectMapper", mapper, m);
             return this;
         }
 
         /** How many channels, consumers and handler threads (default 4, at most 1,000). */
         public Builder<M> concurrency(int n) {
-            if (n < 1 || n > 1_000) {
-                throw new IllegalArgumentException("concurrency must be within [1, 1000], not " + n);
-            }
-            once(concurrency, "concurrency");
-            concurrency = n;
+            Require.within("concurrency", n, 1, 1_000);
+            concurrency = Require.setOnce("concurrency", concurrency, n);
             return this;
         }
 
         /** {@code basic.qos} prefetch per channel (default 10, at most 65,535). */
         public Builder<M> prefetch(int n) {
-            if (n < 1 || n > 65_535) {
-                throw new IllegalArgumentException("prefetch must be within [1, 65535], not " + n);
-            }
-            once(prefetch, "prefetch");
-            prefetch = n;
+            Require.within("prefetch", n, 1, 65_535);
+            prefetch = Require.setOnce("prefetch", prefetch, n);
             return this;
         }
 
         /** Run handlers on virtual threads (Java 21+). Default false: platform daemon threads. */
         public Builder<M> virtualThreads(boolean on) {
-            once(virtual, "virtualThreads");
-            virtual = on;
+            virtual = Require.setOnce("virtualThreads", virtual, on);
             return this;
         }
 
         /** On which attempt a failing message goes to the dead-letter queue (default 5). */
         public Builder<M> maxDeliveries(int n) {
-            if (n < 1) {
-                throw new IllegalArgumentException("maxDeliveries must be at least 1, not " + n);
-            }
-            once(maxDeliveries, "maxDeliveries");
-            maxDeliveries = n;
+            Require.atLeast("maxDeliveries", n, 1);
+            maxDeliveries = Require.setOnce("maxDeliveries", maxDeliveries, n);
             return this;
         }
 
         /** The dead-letter queue (default {@code <queue>.dead}). */
         public Builder<M> deadLetterQueue(String name) {
-            nonEmpty(name, "deadLetterQueue");
-            once(deadLetterQueue, "deadLetterQueue");
-            deadLetterQueue = name;
+            Require.notEmpty("deadLetterQueue", name);
+            deadLetterQueue = Require.setOnce("deadLetterQueue", deadLetterQueue, name);
             return this;
         }
 
@@ -526,16 +490,13 @@ public final class RabbitConsumer<M> implements AutoCloseable {
          * true; turn it off when the queues are declared elsewhere with other arguments (e.g. quorum queues).
          */
         public Builder<M> declareQueues(boolean on) {
-            once(declare, "declareQueues");
-            declare = on;
+            declare = Require.setOnce("declareQueues", declare, on);
             return this;
         }
 
         /** Hears handled, acked, failed and dead-lettered messages. */
         public Builder<M> listener(RabbitListener l) {
-            Objects.requireNonNull(l, "listener cannot be null");
-            once(listener, "listener");
-            listener = l;
+            listener = Require.setOnce("listener", listener, l);
             return this;
         }
 

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import io.github.deferlock.conflict.ConflictAwareHandler;
 import io.github.deferlock.conflict.Outcome;
+import io.github.deferlock.redis.internal.Require;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -13,7 +14,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
@@ -130,25 +130,29 @@ public final class StreamConsumer<M> implements AutoCloseable {
         this.stream = b.stream;
         this.group = b.group;
         this.handler = b.handler;
-        ObjectMapper mapper = b.mapper == null ? new ObjectMapper() : b.mapper;
+        ObjectMapper mapper = Require.orDefault(b.mapper, new ObjectMapper());
         this.reader = b.typeRef != null ? mapper.readerFor(b.typeRef) : mapper.readerFor(b.type);
         this.consumer = b.consumerName != null
                 ? b.consumerName
                 : "consumer-" + ProcessHandle.current().pid() + "-"
                         + Integer.toHexString(ThreadLocalRandom.current().nextInt(0x10000));
-        this.concurrency = b.concurrency == 0 ? 4 : b.concurrency;
-        this.batchSize = b.batchSize == 0 ? Math.min(100, Math.max(10, concurrency)) : b.batchSize;
-        this.blockMillis = b.block == null ? 500 : (int) b.block.toMillis();
-        this.claimIdleMillis = b.claimIdle == null ? 60_000 : b.claimIdle.toMillis();
+        this.concurrency = Require.orDefault(b.concurrency, 4);
+        this.batchSize = Require.orDefault(b.batchSize, Math.min(100, Math.max(10, concurrency)));
+        this.blockMillis =
+                (int) Require.orDefault(b.block, Duration.ofMillis(500)).toMillis();
+        this.claimIdleMillis =
+                Require.orDefault(b.claimIdle, Duration.ofSeconds(60)).toMillis();
         this.claimIntervalNanos = b.claimInterval == null
                 ? TimeUnit.MILLISECONDS.toNanos(claimIdleMillis / 2)
                 : b.claimInterval.toNanos();
-        this.maxDeliveries = b.maxDeliveries == 0 ? 5 : b.maxDeliveries;
-        this.deadLetterStream = b.deadLetterStream == null ? stream + ":dead" : b.deadLetterStream;
-        this.listener = b.listener == null ? new StreamListener() {} : b.listener;
+        this.maxDeliveries = Require.orDefault(b.maxDeliveries, 5);
+        this.deadLetterStream = Require.orDefault(b.deadLetterStream, stream + ":dead");
+        this.listener = Require.orDefault(b.listener, new StreamListener() {});
         this.free = new Semaphore(concurrency);
         String base = "deferlock-stream-" + stream + "-" + SERIAL.incrementAndGet();
-        this.executor = b.virtualThreads ? virtualThreadExecutor() : platformExecutor(base, concurrency);
+        this.executor = Require.orDefault(b.virtualThreads, false)
+                ? virtualThreadExecutor()
+                : platformExecutor(base, concurrency);
         this.reader0 = new Thread(this::readLoop, base + "-reader");
         this.reader0.setDaemon(true);
     }
@@ -159,14 +163,14 @@ public final class StreamConsumer<M> implements AutoCloseable {
      */
     public static <M> Builder<M> builder(
             UnifiedJedis redis, String stream, String group, Class<M> type, ConflictAwareHandler<M> handler) {
-        Objects.requireNonNull(type, "type cannot be null");
+        Require.notNull("type", type);
         return new Builder<>(redis, stream, group, type, null, handler);
     }
 
     /** Like {@link #builder(UnifiedJedis, String, String, Class, ConflictAwareHandler)} for a generic type. */
     public static <M> Builder<M> builder(
             UnifiedJedis redis, String stream, String group, TypeReference<M> type, ConflictAwareHandler<M> handler) {
-        Objects.requireNonNull(type, "type cannot be null");
+        Require.notNull("type", type);
         return new Builder<>(redis, stream, group, null, type, handler);
     }
 
@@ -223,10 +227,7 @@ public final class StreamConsumer<M> implements AutoCloseable {
      * @return true when every handler finished within the timeout
      */
     public boolean close(Duration timeout) {
-        Objects.requireNonNull(timeout, "timeout cannot be null");
-        if (timeout.isNegative()) {
-            throw new IllegalArgumentException("timeout cannot be negative, got " + timeout);
-        }
+        Require.notNegative("timeout", timeout);
         if (!closed.compareAndSet(false, true)) {
             return executor.isTerminated();
         }
@@ -569,14 +570,13 @@ public final class StreamConsumer<M> implements AutoCloseable {
         private final ConflictAwareHandler<M> handler;
         private ObjectMapper mapper;
         private String consumerName;
-        private int concurrency;
-        private Boolean virtual;
-        private boolean virtualThreads;
-        private int batchSize;
+        private Integer concurrency;
+        private Boolean virtualThreads;
+        private Integer batchSize;
         private Duration block;
         private Duration claimIdle;
         private Duration claimInterval;
-        private int maxDeliveries;
+        private Integer maxDeliveries;
         private String deadLetterStream;
         private StreamListener listener;
 
@@ -587,40 +587,12 @@ public final class StreamConsumer<M> implements AutoCloseable {
                 Class<M> type,
                 TypeReference<M> typeRef,
                 ConflictAwareHandler<M> handler) {
-            this.redis = Objects.requireNonNull(redis, "redis cannot be null");
-            this.stream = nonEmpty(stream, "stream");
-            this.group = nonEmpty(group, "group");
+            this.redis = Require.notNull("redis", redis);
+            this.stream = Require.notEmpty("stream", stream);
+            this.group = Require.notEmpty("group", group);
             this.type = type;
             this.typeRef = typeRef;
-            this.handler = Objects.requireNonNull(handler, "handler cannot be null");
-        }
-
-        private static String nonEmpty(String s, String what) {
-            Objects.requireNonNull(s, what + " cannot be null");
-            if (s.isEmpty()) {
-                throw new IllegalArgumentException(what + " cannot be empty");
-            }
-            return s;
-        }
-
-        private static void once(Object old, String what) {
-            if (old != null) {
-                throw new IllegalStateException(what + " was already set to " + old);
-            }
-        }
-
-        private static void once(long old, String what) {
-            if (old != 0) {
-                throw new IllegalStateException(what + " was already set to " + old);
-            }
-        }
-
-        private static Duration positive(Duration d, String what) {
-            Objects.requireNonNull(d, what + " cannot be null");
-            if (d.isNegative() || d.isZero()) {
-                throw new IllegalArgumentException(what + " must be positive, not " + d);
-            }
-            return d;
+            this.handler = Require.notNull("handler", handler);
         }
 
         /**
@@ -628,9 +600,7 @@ public final class StreamConsumer<M> implements AutoCloseable {
          * producer and the {@code Deferrals} use.
          */
         public Builder<M> objectMapper(ObjectMapper m) {
-            Objects.requireNonNull(m, "objectMapper cannot be null");
-            once(mapper, "objectMapper");
-            mapper = m;
+            mapper = Require.setOnce("objectMapper", mapper, m);
             return this;
         }
 
@@ -640,37 +610,28 @@ public final class StreamConsumer<M> implements AutoCloseable {
          * {@code claimIdle}. Two live consumers must not share a name.
          */
         public Builder<M> consumerName(String name) {
-            nonEmpty(name, "consumerName");
-            once(consumerName, "consumerName");
-            consumerName = name;
+            Require.notEmpty("consumerName", name);
+            consumerName = Require.setOnce("consumerName", consumerName, name);
             return this;
         }
 
         /** How many handler threads (default 4, at most 10,000). */
         public Builder<M> concurrency(int n) {
-            if (n < 1 || n > 10_000) {
-                throw new IllegalArgumentException("concurrency must be within [1, 10000], not " + n);
-            }
-            once(concurrency, "concurrency");
-            concurrency = n;
+            Require.within("concurrency", n, 1, 10_000);
+            concurrency = Require.setOnce("concurrency", concurrency, n);
             return this;
         }
 
         /** Run handlers on virtual threads (Java 21+). Default false: platform daemon threads. */
         public Builder<M> virtualThreads(boolean on) {
-            once(virtual, "virtualThreads");
-            virtual = on;
-            virtualThreads = on;
+            virtualThreads = Require.setOnce("virtualThreads", virtualThreads, on);
             return this;
         }
 
         /** The most entries one read takes (default: the concurrency, at least 10 and at most 100). */
         public Builder<M> batchSize(int n) {
-            if (n < 1 || n > 10_000) {
-                throw new IllegalArgumentException("batchSize must be within [1, 10000], not " + n);
-            }
-            once(batchSize, "batchSize");
-            batchSize = n;
+            Require.within("batchSize", n, 1, 10_000);
+            batchSize = Require.setOnce("batchSize", batchSize, n);
             return this;
         }
 
@@ -680,12 +641,9 @@ public final class StreamConsumer<M> implements AutoCloseable {
          * reader.
          */
         public Builder<M> block(Duration d) {
-            positive(d, "block");
-            once(block, "block");
-            if (d.toMillis() > Integer.MAX_VALUE) {
-                throw new IllegalArgumentException("block must be at most " + Integer.MAX_VALUE + " ms, not " + d);
-            }
-            block = d;
+            Require.positive("block", d);
+            Require.within("block", d, Duration.ofMillis(1), Duration.ofMillis(Integer.MAX_VALUE));
+            block = Require.setOnce("block", block, d);
             return this;
         }
 
@@ -694,43 +652,35 @@ public final class StreamConsumer<M> implements AutoCloseable {
          * dead consumer's entries or a failed entry are delivered again. It must exceed the longest handler run.
          */
         public Builder<M> claimIdle(Duration d) {
-            positive(d, "claimIdle");
-            once(claimIdle, "claimIdle");
-            claimIdle = d;
+            Require.positive("claimIdle", d);
+            claimIdle = Require.setOnce("claimIdle", claimIdle, d);
             return this;
         }
 
         /** How often the reader looks for idle pending entries (default: half of {@code claimIdle}). */
         public Builder<M> claimInterval(Duration d) {
-            positive(d, "claimInterval");
-            once(claimInterval, "claimInterval");
-            claimInterval = d;
+            Require.positive("claimInterval", d);
+            claimInterval = Require.setOnce("claimInterval", claimInterval, d);
             return this;
         }
 
         /** On which delivery a failing entry goes to the dead-letter stream (default 5). */
         public Builder<M> maxDeliveries(int n) {
-            if (n < 1) {
-                throw new IllegalArgumentException("maxDeliveries must be at least 1, not " + n);
-            }
-            once(maxDeliveries, "maxDeliveries");
-            maxDeliveries = n;
+            Require.atLeast("maxDeliveries", n, 1);
+            maxDeliveries = Require.setOnce("maxDeliveries", maxDeliveries, n);
             return this;
         }
 
         /** The dead-letter stream's key (default {@code <stream>:dead}). */
         public Builder<M> deadLetterStream(String key) {
-            nonEmpty(key, "deadLetterStream");
-            once(deadLetterStream, "deadLetterStream");
-            deadLetterStream = key;
+            Require.notEmpty("deadLetterStream", key);
+            deadLetterStream = Require.setOnce("deadLetterStream", deadLetterStream, key);
             return this;
         }
 
         /** Hears handled, acked, failed, dead-lettered and reclaimed entries. */
         public Builder<M> listener(StreamListener l) {
-            Objects.requireNonNull(l, "listener cannot be null");
-            once(listener, "listener");
-            listener = l;
+            listener = Require.setOnce("listener", listener, l);
             return this;
         }
 

@@ -2,8 +2,8 @@ package io.github.deferlock.streams;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.github.deferlock.redis.internal.Require;
 import java.util.Map;
-import java.util.Objects;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.params.XAddParams;
 
@@ -30,8 +30,8 @@ public final class StreamProducer {
     private StreamProducer(Builder b) {
         this.redis = b.redis;
         this.stream = b.stream;
-        this.mapper = b.mapper == null ? new ObjectMapper() : b.mapper;
-        this.maxLen = b.maxLen;
+        this.mapper = Require.orDefault(b.mapper, new ObjectMapper());
+        this.maxLen = Require.orDefault(b.maxLen, 0L); // 0: unbounded
     }
 
     /** Returns a builder for a producer to {@code stream} on {@code redis}. */
@@ -51,7 +51,7 @@ public final class StreamProducer {
      * @throws IllegalArgumentException when the message cannot be written as JSON
      */
     public String add(Object message) {
-        Objects.requireNonNull(message, "message cannot be null");
+        Require.notNull("message", message);
         String json;
         try {
             json = mapper.writeValueAsString(message);
@@ -77,23 +77,16 @@ public final class StreamProducer {
         private final UnifiedJedis redis;
         private final String stream;
         private ObjectMapper mapper;
-        private long maxLen;
+        private Long maxLen;
 
         private Builder(UnifiedJedis redis, String stream) {
-            this.redis = Objects.requireNonNull(redis, "redis cannot be null");
-            this.stream = Objects.requireNonNull(stream, "stream cannot be null");
-            if (stream.isEmpty()) {
-                throw new IllegalArgumentException("stream cannot be empty");
-            }
+            this.redis = Require.notNull("redis", redis);
+            this.stream = Require.notEmpty("stream", stream);
         }
 
         /** The ObjectMapper that writes messages (default a plain {@code new ObjectMapper()}). */
         public Builder objectMapper(ObjectMapper m) {
-            Objects.requireNonNull(m, "objectMapper cannot be null");
-            if (mapper != null) {
-                throw new IllegalStateException("objectMapper was already set");
-            }
-            mapper = m;
+            mapper = Require.setOnce("objectMapper", mapper, m);
             return this;
         }
 
@@ -102,13 +95,8 @@ public final class StreamProducer {
          * macro nodes, so the stream may hold somewhat more). Default: unbounded.
          */
         public Builder maxLen(long n) {
-            if (n < 1) {
-                throw new IllegalArgumentException("maxLen must be at least 1, not " + n);
-            }
-            if (maxLen != 0) {
-                throw new IllegalStateException("maxLen was already set to " + maxLen);
-            }
-            maxLen = n;
+            Require.atLeast("maxLen", n, 1L);
+            maxLen = Require.setOnce("maxLen", maxLen, n);
             return this;
         }
 

@@ -109,13 +109,27 @@ public interface DistributedLock {
     long fencingToken();
 
     /**
+     * Like {@link #tryLock(Duration)}, but says what happened: whether the current thread now holds the lock
+     * (also when it already held it) and, when it does not, the conflict's details (attempts, time waited,
+     * the holder's remaining TTL) for a retry strategy that should not sleep past the holder's lease.
+     *
+     * @return the attempt's result; {@link LockAttempt#toConflict()} turns a conflict into the exception
+     * @throws NullPointerException when {@code wait} is null
+     * @throws IllegalArgumentException when {@code wait} is negative
+     * @throws LockException when Redis fails, the key is not a lock, or the thread is interrupted
+     */
+    LockAttempt attempt(Duration wait);
+
+    /**
      * The holder's remaining TTL that the current thread's most recent acquisition attempt on this lock
-     * reported, when that attempt failed; for a retry strategy that should not sleep past the holder's lease.
-     * Empty when the attempt succeeded, the thread never tried, the lock was held in this JVM, or the key has
-     * no TTL.
+     * reported, when that attempt failed. Empty when the attempt succeeded, the thread never tried, the lock
+     * was held in this JVM, or the key has no TTL.
      *
      * @return the TTL Redis reported, or empty
+     * @deprecated a per-thread side channel; use {@link #attempt(Duration)}, whose result carries the
+     *     holder's TTL of that very attempt
      */
+    @Deprecated(since = "0.1.0")
     Optional<Duration> lastHolderTtl();
 
     /**

@@ -1,14 +1,15 @@
 package io.github.deferlock.lock;
 
+import io.github.deferlock.redis.internal.Require;
 import java.time.Duration;
-import java.util.Objects;
 import java.util.Optional;
 
 /**
  * The lock was held by someone else for the whole time the caller was willing to wait. Thrown by the
  * forms that promise a lock or an exception ({@link DistributedLock#withLock(java.util.concurrent.Callable)},
  * {@link DistributedLock#acquire(Duration)}); the {@code try...} forms return {@code false} or empty
- * instead. Immutable.
+ * instead. {@link #key()} is the lock's name as given to {@link RedisLocks#get(String)}, from every module
+ * that throws this exception (not the Redis key the name maps to). Immutable.
  */
 public class LockConflictException extends LockException {
     private static final long serialVersionUID = 1L;
@@ -21,7 +22,7 @@ public class LockConflictException extends LockException {
     /**
      * Creates the exception.
      *
-     * @param key the Redis key of the lock
+     * @param key the lock's name as given to {@link RedisLocks#get(String)}
      * @param attempts how many acquire requests reached Redis (0 when the lock was held in this JVM)
      * @param waited how long the caller waited in total
      * @param holderTtl the remaining TTL of the holder's key when Redis reported it; empty when unknown
@@ -30,16 +31,10 @@ public class LockConflictException extends LockException {
      */
     public LockConflictException(String key, int attempts, Duration waited, Optional<Duration> holderTtl) {
         super(message(
-                key,
-                attempts,
-                waited,
-                Objects.requireNonNull(holderTtl, "holderTtl cannot be null").orElse(null)));
-        if (attempts < 0) {
-            throw new IllegalArgumentException("attempts cannot be negative: " + attempts);
-        }
-        if (waited.isNegative() || holderTtl.filter(Duration::isNegative).isPresent()) {
-            throw new IllegalArgumentException("durations cannot be negative: " + waited + ", " + holderTtl);
-        }
+                key, attempts, waited, Require.notNull("holderTtl", holderTtl).orElse(null)));
+        Require.atLeast("attempts", attempts, 0);
+        Require.notNegative("waited", waited);
+        holderTtl.ifPresent(ttl -> Require.notNegative("holderTtl", ttl));
         this.key = key;
         this.attempts = attempts;
         this.waited = waited;
@@ -52,13 +47,13 @@ public class LockConflictException extends LockException {
     }
 
     private static String message(String key, int attempts, Duration waited, Duration holderTtl) {
-        Objects.requireNonNull(key, "key cannot be null");
-        Objects.requireNonNull(waited, "waited cannot be null");
+        Require.notNull("key", key);
+        Require.notNull("waited", waited);
         return "lock '" + key + "' is held by another owner (attempts: " + attempts + ", waited: " + waited
                 + (holderTtl == null ? "" : ", holder ttl: " + holderTtl) + ")";
     }
 
-    /** The Redis key of the lock. */
+    /** The lock's name as given to {@link RedisLocks#get(String)} (not the Redis key it maps to). */
     public String key() {
         return key;
     }

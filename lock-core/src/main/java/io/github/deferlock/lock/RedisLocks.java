@@ -3,8 +3,8 @@ package io.github.deferlock.lock;
 import io.github.deferlock.lock.internal.LockConfig;
 import io.github.deferlock.lock.internal.LockEngine;
 import io.github.deferlock.lock.internal.RedisLock;
+import io.github.deferlock.redis.internal.Require;
 import java.time.Duration;
-import java.util.Objects;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -36,7 +36,7 @@ public final class RedisLocks implements AutoCloseable {
      * @throws NullPointerException when {@code redis} is null
      */
     public static Builder builder(UnifiedJedis redis) {
-        return new Builder(Objects.requireNonNull(redis, "redis cannot be null"));
+        return new Builder(Require.notNull("redis", redis));
     }
 
     /**
@@ -92,12 +92,11 @@ public final class RedisLocks implements AutoCloseable {
          * @throws IllegalStateException when already set
          */
         public Builder keyPrefix(String keyPrefix) {
-            Objects.requireNonNull(keyPrefix, "keyPrefix cannot be null");
+            Require.notNull("keyPrefix", keyPrefix);
             if (keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0) {
                 throw new IllegalArgumentException("keyPrefix cannot contain '{' or '}': " + keyPrefix);
             }
-            checkUnset("keyPrefix", this.keyPrefix);
-            this.keyPrefix = keyPrefix;
+            this.keyPrefix = Require.setOnce("keyPrefix", this.keyPrefix, keyPrefix);
             return this;
         }
 
@@ -111,8 +110,7 @@ public final class RedisLocks implements AutoCloseable {
          */
         public Builder defaultLease(Duration lease) {
             LockConfig.checkLease("defaultLease", lease);
-            checkUnset("defaultLease", this.defaultLease);
-            this.defaultLease = lease;
+            this.defaultLease = Require.setOnce("defaultLease", this.defaultLease, lease);
             return this;
         }
 
@@ -123,8 +121,7 @@ public final class RedisLocks implements AutoCloseable {
          * @throws IllegalStateException when already set
          */
         public Builder watchdog(boolean enabled) {
-            checkUnset("watchdog", this.watchdog);
-            this.watchdog = enabled;
+            this.watchdog = Require.setOnce("watchdog", this.watchdog, enabled);
             return this;
         }
 
@@ -136,9 +133,7 @@ public final class RedisLocks implements AutoCloseable {
          * @throws IllegalStateException when already set
          */
         public Builder clock(LockClock clock) {
-            Objects.requireNonNull(clock, "clock cannot be null");
-            checkUnset("clock", this.clock);
-            this.clock = clock;
+            this.clock = Require.setOnce("clock", this.clock, clock);
             return this;
         }
 
@@ -149,9 +144,7 @@ public final class RedisLocks implements AutoCloseable {
          * @throws IllegalStateException when already set
          */
         public Builder listener(LockListener listener) {
-            Objects.requireNonNull(listener, "listener cannot be null");
-            checkUnset("listener", this.listener);
-            this.listener = listener;
+            this.listener = Require.setOnce("listener", this.listener, listener);
             return this;
         }
 
@@ -165,12 +158,9 @@ public final class RedisLocks implements AutoCloseable {
          * @throws IllegalStateException when already set
          */
         public Builder waitForReplicas(int replicas, Duration timeout) {
-            if (replicas < 1) {
-                throw new IllegalArgumentException("replicas must be at least 1: " + replicas);
-            }
-            LockConfig.checkPositive("timeout", timeout);
-            checkUnset("waitForReplicas", this.replicas);
-            this.replicas = replicas;
+            Require.atLeast("replicas", replicas, 1);
+            Require.positive("timeout", timeout);
+            this.replicas = Require.setOnce("waitForReplicas", this.replicas, replicas);
             this.replicaTimeout = timeout;
             return this;
         }
@@ -184,22 +174,16 @@ public final class RedisLocks implements AutoCloseable {
         public RedisLocks build() {
             LockConfig config = new LockConfig(
                     redis,
-                    keyPrefix == null ? "lock:" : keyPrefix,
-                    defaultLease == null ? Duration.ofSeconds(30) : defaultLease,
-                    watchdog == null || watchdog,
-                    clock == null ? LockClock.system() : clock,
-                    listener == null ? LockListener.NONE : listener,
-                    replicas == null ? 0 : replicas,
-                    replicaTimeout == null ? Duration.ZERO : replicaTimeout);
+                    Require.orDefault(keyPrefix, "lock:"),
+                    Require.orDefault(defaultLease, Duration.ofSeconds(30)),
+                    Require.orDefault(watchdog, true),
+                    Require.orDefault(clock, LockClock.system()),
+                    Require.orDefault(listener, LockListener.NONE),
+                    Require.orDefault(replicas, 0),
+                    Require.orDefault(replicaTimeout, Duration.ZERO));
             LockEngine engine = new LockEngine(config);
             engine.checkEvictionPolicy();
             return new RedisLocks(engine);
-        }
-
-        private static void checkUnset(String setting, Object old) {
-            if (old != null) {
-                throw new IllegalStateException(setting + " was already set to " + old);
-            }
         }
     }
 }

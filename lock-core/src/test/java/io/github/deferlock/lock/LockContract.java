@@ -126,6 +126,7 @@ abstract class LockContract {
     }
 
     @Test
+    @SuppressWarnings("deprecation") // lastHolderTtl() keeps working until it is removed
     void tryLock_heldByOtherClient_conflict() {
         try (RedisLocks mine = RedisLocks.builder(redis).build();
                 RedisLocks theirs = RedisLocks.builder(other).build()) {
@@ -136,7 +137,7 @@ abstract class LockContract {
             assertThat(lock.lastHolderTtl()).isPresent();
             assertThatThrownBy(() -> lock.withLock(() -> "never"))
                     .isInstanceOfSatisfying(LockConflictException.class, e -> assertThat(e.key())
-                            .isEqualTo("lock:{k}"));
+                            .isEqualTo("k"));
             held.unlock();
             assertThat(lock.withLock(() -> "ran")).isEqualTo("ran");
         }

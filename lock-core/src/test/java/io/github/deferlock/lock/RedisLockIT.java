@@ -12,6 +12,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -63,6 +64,7 @@ final class RedisLockIT {
     }
 
     @Test
+    @SuppressWarnings("deprecation") // lastHolderTtl() keeps working until it is removed
     void tryLock_heldElsewhere_returnsFalseAndWithLockThrowsConflict(RedisServer server, RedisClient redis) {
         try (RedisClient other = server.newClient();
                 RedisLocks mine = RedisLocks.builder(redis).build();
@@ -80,7 +82,7 @@ final class RedisLockIT {
             assertThat(lock.tryAcquire(Duration.ZERO)).isEmpty();
             assertThatThrownBy(() -> lock.withLock(() -> "never"))
                     .isInstanceOfSatisfying(LockConflictException.class, e -> {
-                        assertThat(e.key()).isEqualTo("lock:{k}");
+                        assertThat(e.key()).isEqualTo("k");
                         assertThat(e.attempts()).isEqualTo(1);
                         assertThat(e.holderTtl()).hasValueSatisfying(ttl -> assertThat(ttl)
                                 .isBetween(Duration.ofSeconds(25), Duration.ofSeconds(30)));
@@ -91,6 +93,47 @@ final class RedisLockIT {
             held.unlock();
             assertThat(lock.withLock(() -> "ran")).isEqualTo("ran");
             assertThat(lock.lastHolderTtl()).isEmpty();
+        }
+    }
+
+    @Test
+    void attempt_reportsTheConflictsDetailsInItsResult(RedisServer server, RedisClient redis) throws Exception {
+        try (RedisClient other = server.newClient();
+                RedisLocks mine = RedisLocks.builder(redis).build();
+                RedisLocks theirs = RedisLocks.builder(other).build()) {
+            DistributedLock held = theirs.get("k");
+            assertThat(held.tryLock()).isTrue();
+            DistributedLock lock = mine.get("k");
+
+            LockAttempt elsewhere = lock.attempt(Duration.ofMillis(40));
+            assertThat(elsewhere.acquired()).isFalse();
+            assertThat(elsewhere.name()).isEqualTo("k");
+            assertThat(elsewhere.attempts()).isGreaterThanOrEqualTo(2);
+            assertThat(elsewhere.waited()).isGreaterThanOrEqualTo(Duration.ofMillis(40));
+            assertThat(elsewhere.holderTtl()).hasValueSatisfying(ttl -> assertThat(ttl)
+                    .isBetween(Duration.ofSeconds(25), Duration.ofSeconds(30)));
+            assertThat(elsewhere.toConflict()).satisfies(e -> {
+                assertThat(e.key()).isEqualTo("k");
+                assertThat(e.attempts()).isEqualTo(elsewhere.attempts());
+                assertThat(e.holderTtl()).isEqualTo(elsewhere.holderTtl());
+            });
+
+            held.unlock();
+            LockAttempt won = lock.attempt(Duration.ZERO);
+            assertThat(won.acquired()).isTrue();
+            assertThat(won.holderTtl()).isEmpty();
+            assertThatThrownBy(won::toConflict).isInstanceOf(IllegalStateException.class);
+            assertThat(lock.attempt(Duration.ZERO).acquired()).isTrue(); // re-entry
+            assertThat(lock.holdCount()).isEqualTo(2);
+
+            // held by another thread of this JVM: no request reaches Redis, no TTL is known
+            LockAttempt local = CompletableFuture.supplyAsync(() -> lock.attempt(Duration.ZERO))
+                    .get(10, TimeUnit.SECONDS);
+            assertThat(local.acquired()).isFalse();
+            assertThat(local.attempts()).isZero();
+            assertThat(local.holderTtl()).isEmpty();
+            lock.unlock();
+            lock.unlock();
         }
     }
 
@@ -198,7 +241,7 @@ final class RedisLockIT {
                     .hasMessageContaining("PT-0.001S");
             assertThatThrownBy(() -> lock.tryLock(Duration.ZERO, Duration.ZERO))
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("lease must be positive: PT0S");
+                    .hasMessageContaining("lease must be positive, not PT0S");
             assertThatThrownBy(() -> lock.acquire(Duration.ZERO, Duration.ofMillis(10)))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("lease PT0.01S is shorter than 30 ms");

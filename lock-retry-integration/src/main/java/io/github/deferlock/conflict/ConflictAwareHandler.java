@@ -14,9 +14,9 @@ import io.github.deferlock.lock.LockConflictException;
 import io.github.deferlock.lock.RedisLocks;
 import io.github.deferlock.redis.internal.Names;
 import io.github.deferlock.redis.internal.QueueKeyspace;
+import io.github.deferlock.redis.internal.Require;
 import java.time.Duration;
-import java.util.Objects;
-import java.util.Optional;
+import java.time.Instant;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,8 +58,11 @@ public final class ConflictAwareHandler<M> {
 
     private static final Logger log = LoggerFactory.getLogger(ConflictAwareHandler.class);
 
-    /** The reason a message gets in the dead letters when its lock stayed taken past the deferral limit. */
-    public static final String CONFLICT_PERSISTED = "lock conflict persisted";
+    /**
+     * The text a dead letter's reason starts with when its lock stayed taken past the deferral limit; {@link
+     * DeadLetterReason#of(String)} classifies a stored reason without matching text.
+     */
+    public static final String CONFLICT_PERSISTED = DeadLetterReason.CONFLICT_PERSISTED.text();
 
     private final String name;
     private final RedisLocks locks;
@@ -69,27 +72,23 @@ public final class ConflictAwareHandler<M> {
     private final OnConflict onConflict;
     private final Deferrals deferrals;
     private final ConflictListener listener;
-    private final LockRunner runner;
+    private final ConflictDispatch dispatch;
     private final JavaType type;
 
     private ConflictAwareHandler(Builder<M> b) {
         this.name = b.name;
         this.locks = b.locks;
-        this.keyFn = Objects.requireNonNull(b.keyFn, "key function cannot be null: call key(...)");
-        this.handler = Objects.requireNonNull(b.handler, "handler cannot be null: call handler(...)");
+        this.keyFn = Require.notNull("key function (call key(...))", b.keyFn);
+        this.handler = Require.notNull("handler (call handler(...))", b.handler);
         this.idFn = b.idFn;
-        this.onConflict = b.onConflict == null ? OnConflict.THROW : b.onConflict;
+        this.onConflict = Require.orDefault(b.onConflict, OnConflict.THROW);
         this.deferrals = b.deferrals;
-        this.listener = b.listener == null ? new ConflictListener() {} : b.listener;
+        this.listener = Require.orDefault(b.listener, new ConflictListener() {});
         if (onConflict == OnConflict.DEFER && deferrals == null) {
             throw new IllegalStateException(
                     "handler '" + name + "' uses OnConflict.DEFER but has no deferrals: call deferrals(...)");
         }
-        LockRunner.Builder rb = LockRunner.builder(locks).listener(listener);
-        if (b.sleepRetry != null) {
-            rb.sleepRetry(b.sleepRetry);
-        }
-        this.runner = rb.build();
+        this.dispatch = new ConflictDispatch(Require.orDefault(b.sleepRetry, SleepRetry.DEFAULT), listener);
         ObjectMapper mapper = deferrals == null ? new ObjectMapper() : deferrals.mapper();
         this.type = b.typeRef != null
                 ? mapper.getTypeFactory().constructType(b.typeRef)
@@ -107,13 +106,13 @@ public final class ConflictAwareHandler<M> {
      *     (docs/names.md)
      */
     public static <M> Builder<M> builder(String name, Class<M> type, RedisLocks locks) {
-        Objects.requireNonNull(type, "type cannot be null");
+        Require.notNull("type", type);
         return new Builder<>(name, type, null, locks);
     }
 
     /** Like {@link #builder(String, Class, RedisLocks)} for a generic message type. */
     public static <M> Builder<M> builder(String name, TypeReference<M> type, RedisLocks locks) {
-        Objects.requireNonNull(type, "type cannot be null");
+        Require.notNull("type", type);
         return new Builder<>(name, null, type, locks);
     }
 
@@ -140,7 +139,7 @@ public final class ConflictAwareHandler<M> {
      *     breaks the name rule (1 to 400 bytes of UTF-8 of valid Unicode, docs/names.md)
      */
     public Outcome handle(M message) {
-        Objects.requireNonNull(message, "message cannot be null");
+        Require.notNull("message", message);
         String id = idFn == null ? null : idFn.apply(message);
         return handle(message, id);
     }
@@ -151,18 +150,10 @@ public final class ConflictAwareHandler<M> {
         }
         String key = keyOf(message);
         DistributedLock lock = locks.get(key);
-        long start = System.nanoTime();
-        if (onConflict != OnConflict.DEFER) {
-            runner.acquire(lock, key, onConflict, start);
-            return runLocked(lock, key, message, null);
+        if (dispatch.acquire(lock, key, onConflict, System.nanoTime())) {
+            return runLocked(lock, key, message, onConflict == OnConflict.DEFER ? id : null);
         }
-        if (lock.tryLock()) {
-            LockRunner.safe(() -> listener.onAcquired(key, Duration.ofNanos(System.nanoTime() - start)));
-            return runLocked(lock, key, message, id);
-        }
-        Optional<Duration> ttl = lock.lastHolderTtl();
-        LockRunner.safe(() -> listener.onConflict(key, OnConflict.DEFER, ttl));
-        defer(message, key, id);
+        defer(message, key, id); // DEFER, and the lock is taken
         return Outcome.DEFERRED;
     }
 
@@ -233,7 +224,7 @@ public final class ConflictAwareHandler<M> {
 
     private void defer(M message, String key, String id) {
         JsonNode json = deferrals.mapper().valueToTree(message);
-        DeferredMessage dm = new DeferredMessage(name, key, id, json, 1, System.currentTimeMillis());
+        DeferredMessage dm = DeferredMessage.first(name, key, id, json, Instant.now());
         Duration delay = deferrals.backoff().delay(1);
         DelayQueue<DeferredMessage> queue = deferrals.queue();
         EnqueueResult r = id == null ? queue.enqueue(dm, delay) : queue.enqueue(Names.pair(name, id), dm, delay);
@@ -249,38 +240,35 @@ public final class ConflictAwareHandler<M> {
         DeferredMessage dm = job.payload();
         M message;
         try {
-            message = deferrals.mapper().readerFor(type).readValue(dm.message());
+            message = deferrals.mapper().readerFor(type).readValue(dm.json());
         } catch (JsonProcessingException | IllegalArgumentException e) {
-            String reason = "cannot decode the message for handler '" + name + "' as " + type + ": " + e.getMessage();
+            String reason = DeadLetterReason.UNDECODABLE.describe(
+                    " for handler '" + name + "' as " + type + ": " + e.getMessage());
             queue.deadLetter(job, reason);
             LockRunner.safe(() -> listener.onDeadLettered(dm.key(), reason));
             return;
         }
         String key = dm.key();
         DistributedLock lock = locks.get(key);
-        long start = System.nanoTime();
-        if (!lock.tryLock()) {
-            Optional<Duration> ttl = lock.lastHolderTtl();
-            LockRunner.safe(() -> listener.onConflict(key, OnConflict.DEFER, ttl));
-            if (dm.deferrals() >= deferrals.maxDeferrals()) {
-                String reason = CONFLICT_PERSISTED + ": still taken after " + dm.deferrals() + " deferrals over "
-                        + Duration.ofMillis(System.currentTimeMillis() - dm.firstConflictMillis());
-                if (queue.deadLetter(job, reason)) {
-                    LockRunner.safe(() -> listener.onDeadLettered(key, reason));
-                }
-                return;
-            }
-            DeferredMessage next = dm.deferredAgain();
-            Duration delay = deferrals.backoff().delay(next.deferrals());
-            if (queue.reschedule(job, delay, next)) {
-                LockRunner.safe(() -> listener.onDeferred(key, next.deferrals(), delay));
-            } else {
-                log.debug("deferred message {} was redelivered elsewhere; not deferring it again", job.id());
+        if (dispatch.acquire(lock, key, OnConflict.DEFER, System.nanoTime())) {
+            runLocked(lock, key, message, dm.messageId().orElse(null));
+            return;
+        }
+        if (dm.deferrals() >= deferrals.maxDeferrals()) {
+            String reason = DeadLetterReason.CONFLICT_PERSISTED.describe(": still taken after " + dm.deferrals()
+                    + " deferrals over " + Duration.between(dm.firstConflict(), Instant.now()));
+            if (queue.deadLetter(job, reason)) {
+                LockRunner.safe(() -> listener.onDeadLettered(key, reason));
             }
             return;
         }
-        LockRunner.safe(() -> listener.onAcquired(key, Duration.ofNanos(System.nanoTime() - start)));
-        runLocked(lock, key, message, dm.messageId());
+        DeferredMessage next = dm.deferredAgain();
+        Duration delay = deferrals.backoff().delay(next.deferrals());
+        if (queue.reschedule(job, delay, next)) {
+            LockRunner.safe(() -> listener.onDeferred(key, next.deferrals(), delay));
+        } else {
+            log.debug("deferred message {} was redelivered elsewhere; not deferring it again", job.id());
+        }
     }
 
     /**
@@ -303,25 +291,17 @@ public final class ConflictAwareHandler<M> {
         private ConflictListener listener;
 
         private Builder(String name, Class<M> type, TypeReference<M> typeRef, RedisLocks locks) {
-            Objects.requireNonNull(name, "name cannot be null");
+            Require.notNull("name", name);
             Names.requireValid(Names.Kind.HANDLER_NAME, name);
             this.name = name;
             this.type = type;
             this.typeRef = typeRef;
-            this.locks = Objects.requireNonNull(locks, "locks cannot be null");
-        }
-
-        private static void once(Object current, String what) {
-            if (current != null) {
-                throw new IllegalStateException(what + " was already set to " + current);
-            }
+            this.locks = Require.notNull("locks", locks);
         }
 
         /** The lock key of a message, e.g. {@code e -> "order:" + e.orderId()}. Required. */
         public Builder<M> key(Function<? super M, String> fn) {
-            Objects.requireNonNull(fn, "key function cannot be null");
-            once(keyFn, "key");
-            keyFn = fn;
+            keyFn = Require.setOnce("key", keyFn, fn);
             return this;
         }
 
@@ -332,49 +312,37 @@ public final class ConflictAwareHandler<M> {
          * #handle(Object)} refuses another with an {@code IllegalArgumentException} (docs/names.md).
          */
         public Builder<M> messageId(Function<? super M, String> fn) {
-            Objects.requireNonNull(fn, "messageId function cannot be null");
-            once(idFn, "messageId");
-            idFn = fn;
+            idFn = Require.setOnce("messageId", idFn, fn);
             return this;
         }
 
         /** The work to run under the lock. Required. */
         public Builder<M> handler(MessageHandler<? super M> h) {
-            Objects.requireNonNull(h, "handler cannot be null");
-            once(handler, "handler");
-            handler = h;
+            handler = Require.setOnce("handler", handler, h);
             return this;
         }
 
         /** The conflict strategy (default {@link OnConflict#THROW}). DEFER needs {@link #deferrals}. */
         public Builder<M> onConflict(OnConflict s) {
-            Objects.requireNonNull(s, "onConflict cannot be null");
-            once(onConflict, "onConflict");
-            onConflict = s;
+            onConflict = Require.setOnce("onConflict", onConflict, s);
             return this;
         }
 
         /** The SLEEP_RETRY bounds (default {@link SleepRetry#DEFAULT}). */
         public Builder<M> sleepRetry(SleepRetry r) {
-            Objects.requireNonNull(r, "sleepRetry cannot be null");
-            once(sleepRetry, "sleepRetry");
-            sleepRetry = r;
+            sleepRetry = Require.setOnce("sleepRetry", sleepRetry, r);
             return this;
         }
 
         /** Where DEFER stores conflicting messages; registers this handler's name there. */
         public Builder<M> deferrals(Deferrals d) {
-            Objects.requireNonNull(d, "deferrals cannot be null");
-            once(deferrals, "deferrals");
-            deferrals = d;
+            deferrals = Require.setOnce("deferrals", deferrals, d);
             return this;
         }
 
         /** Hears acquired, conflict, retried, deferred, dead-lettered, processed and lost events. */
         public Builder<M> listener(ConflictListener l) {
-            Objects.requireNonNull(l, "listener cannot be null");
-            once(listener, "listener");
-            listener = l;
+            listener = Require.setOnce("listener", listener, l);
             return this;
         }
 

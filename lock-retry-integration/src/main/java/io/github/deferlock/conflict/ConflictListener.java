@@ -23,7 +23,10 @@ public interface ConflictListener {
      */
     default void onConflict(String key, OnConflict strategy, Optional<Duration> holderTtl) {}
 
-    /** SLEEP_RETRY sleeps {@code delay} before attempt number {@code nextAttempt} on {@code key}. */
+    /**
+     * SLEEP_RETRY waits up to {@code delay} (with the lock's own wait: a release ends it early) before attempt
+     * number {@code nextAttempt} on {@code key}.
+     */
     default void onRetried(String key, int nextAttempt, Duration delay) {}
 
     /** DEFER stored the message for {@code key}; it comes due after {@code delay}; this is deferral number {@code deferrals}. */

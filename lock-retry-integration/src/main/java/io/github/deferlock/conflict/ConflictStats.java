@@ -6,8 +6,8 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A {@link ConflictListener} that counts events, for metrics and dashboards: acquired, conflicts, retries,
- * deferrals, dead letters, processed, duplicates skipped, lost locks, and the total time SLEEP_RETRY spent
- * sleeping. Threadsafe; counters are monotonic.
+ * deferrals, dead letters, processed, duplicates skipped, lost locks, and the total time SLEEP_RETRY allowed
+ * for its waits (the sum of the delays; a release ends a wait early). Threadsafe; counters are monotonic.
  */
 public final class ConflictStats implements ConflictListener {
 
@@ -75,7 +75,7 @@ public final class ConflictStats implements ConflictListener {
         return conflicts.sum();
     }
 
-    /** SLEEP_RETRY sleeps. */
+    /** SLEEP_RETRY waits before a retry. */
     public long retries() {
         return retries.sum();
     }
@@ -105,7 +105,7 @@ public final class ConflictStats implements ConflictListener {
         return lost.sum();
     }
 
-    /** Total time SLEEP_RETRY put threads to sleep. */
+    /** The sum of the delays SLEEP_RETRY waited up to (a release ends a wait early). */
     public Duration slept() {
         return Duration.ofNanos(sleptNanos.sum());
     }

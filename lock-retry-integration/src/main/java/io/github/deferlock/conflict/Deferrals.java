@@ -6,9 +6,9 @@ import io.github.deferlock.delay.DelayQueue;
 import io.github.deferlock.delay.DelayQueueWorker;
 import io.github.deferlock.delay.Job;
 import io.github.deferlock.redis.internal.Names;
+import io.github.deferlock.redis.internal.Require;
 import java.time.Duration;
 import java.util.Map;
-import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -39,25 +39,27 @@ public final class Deferrals implements AutoCloseable {
     private final UnifiedJedis redis;
     private final String name;
     private final ObjectMapper mapper;
+    private final boolean allowEvictionPolicy;
     private final Map<String, ConflictAwareHandler<?>> handlers = new ConcurrentHashMap<>();
     private final Map<DelayQueueWorker<DeferredMessage>, Boolean> workers = new ConcurrentHashMap<>();
 
     private Deferrals(Builder b) {
         this.redis = b.redis;
         this.name = b.name;
-        this.mapper = b.mapper == null ? new ObjectMapper() : b.mapper;
-        this.backoff = b.backoff == null
-                ? Backoff.exponential(Duration.ofMillis(50), Duration.ofSeconds(30), 2.0)
-                        .withJitter(0.2)
-                : b.backoff;
-        this.maxDeferrals = b.maxDeferrals == 0 ? 20 : b.maxDeferrals;
-        this.doneTtl = b.doneTtl == null ? Duration.ofDays(1) : b.doneTtl;
+        this.mapper = Require.orDefault(b.mapper, new ObjectMapper());
+        this.backoff = Require.orDefault(
+                b.backoff,
+                Backoff.exponential(Duration.ofMillis(50), Duration.ofSeconds(30), 2.0)
+                        .withJitter(0.2));
+        this.maxDeferrals = Require.orDefault(b.maxDeferrals, 20);
+        this.doneTtl = Require.orDefault(b.doneTtl, Duration.ofDays(1));
+        this.allowEvictionPolicy = Require.orDefault(b.allowEvictionPolicy, false);
         DelayQueue.Builder<DeferredMessage> qb =
                 DelayQueue.builder(redis, name, DeferredMessage.class).objectMapper(mapper);
         if (b.visibilityTimeout != null) {
             qb.visibilityTimeout(b.visibilityTimeout);
         }
-        if (b.maxAttempts != 0) {
+        if (b.maxAttempts != null) {
             qb.maxAttempts(b.maxAttempts);
         }
         this.queue = qb.build();
@@ -120,17 +122,50 @@ public final class Deferrals implements AutoCloseable {
      * A message whose handler is not registered in this process fails its delivery (the queue retries it, so
      * another process that has the handler can take it). Stop it with {@link DelayQueueWorker#close()} or
      * {@link #close()}.
+     *
+     * @throws IllegalArgumentException when {@code concurrency} is less than 1, or more than the worker allows
+     * @throws IllegalStateException when the server's {@code maxmemory-policy} is {@code allkeys-*} (Redis may
+     *     evict deferred messages) and the deferrals were not built with {@link
+     *     Builder#allowEvictionPolicy(boolean) allowEvictionPolicy(true)}
      */
     public DelayQueueWorker<DeferredMessage> startWorker(int concurrency) {
-        if (concurrency < 1) {
-            throw new IllegalArgumentException("concurrency must be at least 1, not " + concurrency);
+        Require.atLeast("concurrency", concurrency, 1);
+        if (!allowEvictionPolicy) {
+            refuseEvictingServer();
         }
         DelayQueueWorker<DeferredMessage> worker = DelayQueueWorker.builder(queue, this::runDue)
                 .concurrency(concurrency)
+                .allowEvictionPolicy(allowEvictionPolicy)
                 .build();
         workers.put(worker, Boolean.TRUE);
         worker.start();
         return worker;
+    }
+
+    /**
+     * Refuses an {@code allkeys-*} server with advice this class's own API can follow. When {@code INFO} is
+     * not permitted this says nothing, and the worker's own check (which also tries {@code CONFIG GET}) decides.
+     */
+    private void refuseEvictingServer() {
+        String info;
+        try {
+            info = redis.info("memory");
+        } catch (RuntimeException e) {
+            return;
+        }
+        for (String line : info.split("\\r?\\n")) {
+            if (line.startsWith("maxmemory_policy:")) {
+                String policy = line.substring("maxmemory_policy:".length()).trim();
+                if (policy.startsWith("allkeys-")) {
+                    throw new IllegalStateException("deferral queue '" + name + "': the server's maxmemory-policy is "
+                            + policy + ", so Redis may evict deferred messages and silently drop them; set"
+                            + " maxmemory-policy to noeviction (or a volatile-* policy: queue keys have no TTL), or"
+                            + " build the deferrals with Deferrals.builder(redis, \"" + name
+                            + "\").allowEvictionPolicy(true)");
+                }
+                return;
+            }
+        }
     }
 
     private void runDue(Job<DeferredMessage> job) throws Exception {
@@ -150,88 +185,74 @@ public final class Deferrals implements AutoCloseable {
         workers.clear();
     }
 
-    /** Builds {@link Deferrals}. Each setting may be set once. Not threadsafe. */
+    /**
+     * Builds {@link Deferrals}. Each setting may be set once; an unset one takes its default when built. Not
+     * threadsafe.
+     */
     public static final class Builder {
         private final UnifiedJedis redis;
         private final String name;
         private ObjectMapper mapper;
         private Backoff backoff;
-        private int maxDeferrals;
+        private Integer maxDeferrals;
         private Duration doneTtl;
         private Duration visibilityTimeout;
-        private int maxAttempts;
+        private Integer maxAttempts;
+        private Boolean allowEvictionPolicy;
 
         private Builder(UnifiedJedis redis, String name) {
-            this.redis = Objects.requireNonNull(redis, "redis cannot be null");
-            Objects.requireNonNull(name, "queueName cannot be null");
+            this.redis = Require.notNull("redis", redis);
+            Require.notNull("queueName", name);
             Names.requireValid(Names.Kind.QUEUE_NAME, name);
             this.name = name;
         }
 
         /** The ObjectMapper for messages (default a plain {@code new ObjectMapper()}, no default typing). */
         public Builder objectMapper(ObjectMapper m) {
-            Objects.requireNonNull(m, "objectMapper cannot be null");
-            if (mapper != null) {
-                throw new IllegalStateException("objectMapper was already set");
-            }
-            mapper = m;
+            mapper = Require.setOnce("objectMapper", mapper, m);
             return this;
         }
 
         /** The delay before deferral {@code n} (default exponential 50 ms → 30 s, factor 2, 20 % jitter). */
         public Builder backoff(Backoff b) {
-            Objects.requireNonNull(b, "backoff cannot be null");
-            if (backoff != null) {
-                throw new IllegalStateException("backoff was already set to " + backoff);
-            }
-            backoff = b;
+            backoff = Require.setOnce("backoff", backoff, b);
             return this;
         }
 
-        /** How many deferrals before a message is dead-lettered (default 20). */
+        /** How many deferrals before a message is dead-lettered (default 20); at least 1. */
         public Builder maxDeferrals(int n) {
-            if (n < 1) {
-                throw new IllegalArgumentException("maxDeferrals must be at least 1, not " + n);
-            }
-            if (maxDeferrals != 0) {
-                throw new IllegalStateException("maxDeferrals was already set to " + maxDeferrals);
-            }
-            maxDeferrals = n;
+            Require.atLeast("maxDeferrals", n, 1);
+            maxDeferrals = Require.setOnce("maxDeferrals", maxDeferrals, n);
             return this;
         }
 
-        /** How long processed message ids are remembered for dedup (default 1 day). */
+        /** How long processed message ids are remembered for dedup (default 1 day); positive. */
         public Builder doneMarkerTtl(Duration ttl) {
-            Objects.requireNonNull(ttl, "doneMarkerTtl cannot be null");
-            if (ttl.isNegative() || ttl.isZero()) {
-                throw new IllegalArgumentException("doneMarkerTtl must be positive, not " + ttl);
-            }
-            if (doneTtl != null) {
-                throw new IllegalStateException("doneMarkerTtl was already set to " + doneTtl);
-            }
-            doneTtl = ttl;
+            Require.positive("doneMarkerTtl", ttl);
+            doneTtl = Require.setOnce("doneMarkerTtl", doneTtl, ttl);
             return this;
         }
 
         /** The queue's visibility timeout for a running deferred message (default: the queue's). */
         public Builder visibilityTimeout(Duration d) {
-            Objects.requireNonNull(d, "visibilityTimeout cannot be null");
-            if (visibilityTimeout != null) {
-                throw new IllegalStateException("visibilityTimeout was already set to " + visibilityTimeout);
-            }
-            visibilityTimeout = d;
+            visibilityTimeout = Require.setOnce("visibilityTimeout", visibilityTimeout, d);
             return this;
         }
 
-        /** How many times a deferred message whose handler throws is tried (default: the queue's). */
+        /** How many times a deferred message whose handler throws is tried (default: the queue's); at least 1. */
         public Builder maxAttempts(int n) {
-            if (n < 1) {
-                throw new IllegalArgumentException("maxAttempts must be at least 1, not " + n);
-            }
-            if (maxAttempts != 0) {
-                throw new IllegalStateException("maxAttempts was already set to " + maxAttempts);
-            }
-            maxAttempts = n;
+            Require.atLeast("maxAttempts", n, 1);
+            maxAttempts = Require.setOnce("maxAttempts", maxAttempts, n);
+            return this;
+        }
+
+        /**
+         * Whether {@link #startWorker(int)} starts a worker on a server whose {@code maxmemory-policy} is
+         * {@code allkeys-*}, where Redis may evict deferred messages (default false: it refuses). With true it
+         * starts and the worker logs a WARN.
+         */
+        public Builder allowEvictionPolicy(boolean allow) {
+            allowEvictionPolicy = Require.setOnce("allowEvictionPolicy", allowEvictionPolicy, allow);
             return this;
         }
 

@@ -5,18 +5,19 @@ import io.github.deferlock.lock.LockConflictException;
 import io.github.deferlock.lock.LockException;
 import io.github.deferlock.lock.LockLostException;
 import io.github.deferlock.lock.RedisLocks;
+import io.github.deferlock.redis.internal.Require;
 import java.time.Duration;
-import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs code under a lock and applies a conflict strategy when the lock is taken: {@link OnConflict#THROW}
- * raises {@link LockConflictException} at once, {@link OnConflict#SLEEP_RETRY} sleeps and retries within the
- * {@link SleepRetry} bounds and then raises the same exception. {@link OnConflict#DEFER} needs a message to
- * store, so it lives in {@link ConflictAwareHandler}.
+ * Runs code under a lock and applies a blocking conflict strategy when the lock is taken: {@link
+ * OnConflict#THROW} raises {@link LockConflictException} at once, {@link OnConflict#SLEEP_RETRY} waits and
+ * retries within the {@link SleepRetry} bounds and then raises the same exception. {@link OnConflict#DEFER}
+ * needs a message to store, so it lives in {@link ConflictAwareHandler}; {@link #withLock(String,
+ * OnConflict.Blocking, Callable)} takes only the {@link OnConflict.Blocking} strategies, so passing DEFER does
+ * not compile.
  *
  * <pre>{@code
  * LockRunner runner = LockRunner.builder(locks).sleepRetry(SleepRetry.DEFAULT).build();
@@ -30,13 +31,13 @@ public final class LockRunner {
     private static final Logger log = LoggerFactory.getLogger(LockRunner.class);
 
     private final RedisLocks locks;
-    private final SleepRetry sleepRetry;
-    private final ConflictListener listener;
+    private final ConflictDispatch dispatch;
 
     private LockRunner(Builder b) {
         this.locks = b.locks;
-        this.sleepRetry = b.sleepRetry == null ? SleepRetry.DEFAULT : b.sleepRetry;
-        this.listener = b.listener == null ? new ConflictListener() {} : b.listener;
+        this.dispatch = new ConflictDispatch(
+                Require.orDefault(b.sleepRetry, SleepRetry.DEFAULT),
+                Require.orDefault(b.listener, new ConflictListener() {}));
     }
 
     /** Returns a builder over {@code locks}. */
@@ -46,93 +47,39 @@ public final class LockRunner {
 
     /** The SLEEP_RETRY bounds in force (default {@link SleepRetry#DEFAULT}). */
     public SleepRetry sleepRetry() {
-        return sleepRetry;
+        return dispatch.sleepRetry();
     }
 
     /**
-     * Acquires the lock on {@code key}, runs {@code body}, and releases the lock, applying {@code onConflict}
-     * when the lock is taken.
+     * Acquires the lock named {@code key}, runs {@code body}, and releases the lock, applying {@code
+     * onConflict} when the lock is taken.
      *
      * @return what {@code body} returned
      * @throws LockConflictException when the lock stays taken (at once for THROW, after the retry bounds for
-     *     SLEEP_RETRY); it names the key, the attempts, the time waited and the holder's remaining lease
+     *     SLEEP_RETRY); it names the lock ({@link LockConflictException#key()} is {@code key}), the attempts,
+     *     the time waited and the holder's remaining lease
      * @throws LockLostException when the lock was lost while {@code body} ran (its result is then not
      *     returned: the protected resource may have seen another holder)
-     * @throws LockException when interrupted while sleeping between tries (the interrupt flag is set again)
+     * @throws LockException when interrupted while waiting between tries (the interrupt flag is set again)
      * @throws HandlerFailedException wrapping a checked exception from {@code body}; unchecked ones pass as
      *     they are
-     * @throws IllegalArgumentException for {@link OnConflict#DEFER}, which needs {@link ConflictAwareHandler}
      */
-    public <T> T withLock(String key, OnConflict onConflict, Callable<T> body) {
-        Objects.requireNonNull(key, "key cannot be null");
-        Objects.requireNonNull(onConflict, "onConflict cannot be null");
-        Objects.requireNonNull(body, "body cannot be null");
-        if (onConflict == OnConflict.DEFER) {
-            throw new IllegalArgumentException("OnConflict.DEFER needs a message to store for lock '" + key
-                    + "': use ConflictAwareHandler; LockRunner does THROW and SLEEP_RETRY");
-        }
+    public <T> T withLock(String key, OnConflict.Blocking onConflict, Callable<T> body) {
+        Require.notNull("key", key);
+        Require.notNull("onConflict", onConflict);
+        Require.notNull("body", body);
         DistributedLock lock = locks.get(key);
-        long start = System.nanoTime();
-        acquire(lock, key, onConflict, start);
-        return runHeld(lock, key, body, listener);
+        dispatch.acquire(lock, key, onConflict, System.nanoTime());
+        return runHeld(lock, key, body, dispatch.listener());
     }
 
-    /** Like {@link #withLock(String, OnConflict, Callable)} for a body without a result. */
-    public void withLock(String key, OnConflict onConflict, Runnable body) {
-        Objects.requireNonNull(body, "body cannot be null");
+    /** Like {@link #withLock(String, OnConflict.Blocking, Callable)} for a body without a result. */
+    public void withLock(String key, OnConflict.Blocking onConflict, Runnable body) {
+        Require.notNull("body", body);
         withLock(key, onConflict, () -> {
             body.run();
             return null;
         });
-    }
-
-    /**
-     * Takes the lock for the current thread or throws; applies THROW or SLEEP_RETRY. Used by {@link
-     * ConflictAwareHandler} too.
-     */
-    void acquire(DistributedLock lock, String key, OnConflict onConflict, long startNanos) {
-        int attempts = 0;
-        long slept = 0;
-        while (true) {
-            attempts++;
-            if (lock.tryLock()) {
-                Duration waited = Duration.ofNanos(System.nanoTime() - startNanos);
-                try {
-                    safe(() -> listener.onAcquired(key, waited));
-                } catch (Error e) { // not swallowed, but never with the lock left held
-                    unlockAfterFailure(lock, key, lock.fencingToken(), e, listener);
-                    throw e;
-                }
-                return;
-            }
-            Optional<Duration> ttl = lock.lastHolderTtl();
-            safe(() -> listener.onConflict(key, onConflict, ttl));
-            Duration waited = Duration.ofNanos(System.nanoTime() - startNanos);
-            if (onConflict == OnConflict.THROW || attempts >= sleepRetry.maxAttempts()) {
-                throw new LockConflictException(key, attempts, waited, ttl);
-            }
-            long left = sleepRetry.maxWait().toNanos() - slept;
-            if (left <= 0) {
-                throw new LockConflictException(key, attempts, waited, ttl);
-            }
-            long delay = sleepRetry.backoff().delay(attempts).toNanos();
-            if (ttl.isPresent() && ttl.get().toNanos() > 0) {
-                // no point sleeping past the holder's lease: the key is free by then at the latest
-                delay = Math.min(delay, ttl.get().toNanos() + 1_000_000);
-            }
-            delay = Math.max(0, Math.min(delay, left));
-            int next = attempts + 1;
-            long d = delay;
-            safe(() -> listener.onRetried(key, next, Duration.ofNanos(d)));
-            try {
-                Thread.sleep(delay / 1_000_000, (int) (delay % 1_000_000));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new LockException(
-                        "interrupted while waiting to retry lock '" + key + "' after " + attempts + " attempts", e);
-            }
-            slept += delay;
-        }
     }
 
     /** Runs {@code body} with the lock held by this thread and releases it. */
@@ -160,7 +107,7 @@ public final class LockRunner {
         return result;
     }
 
-    private static void unlockAfterFailure(
+    static void unlockAfterFailure(
             DistributedLock lock, String key, long token, Throwable failure, ConflictListener listener) {
         try {
             lock.unlock();
@@ -187,26 +134,18 @@ public final class LockRunner {
         private ConflictListener listener;
 
         private Builder(RedisLocks locks) {
-            this.locks = Objects.requireNonNull(locks, "locks cannot be null");
+            this.locks = Require.notNull("locks", locks);
         }
 
         /** The SLEEP_RETRY bounds (default {@link SleepRetry#DEFAULT}). */
         public Builder sleepRetry(SleepRetry retry) {
-            Objects.requireNonNull(retry, "retry cannot be null");
-            if (sleepRetry != null) {
-                throw new IllegalStateException("sleepRetry was already set to " + sleepRetry);
-            }
-            this.sleepRetry = retry;
+            sleepRetry = Require.setOnce("sleepRetry", sleepRetry, retry);
             return this;
         }
 
         /** A listener for acquired, conflict, retried, processed and lost events (default none). */
         public Builder listener(ConflictListener l) {
-            Objects.requireNonNull(l, "listener cannot be null");
-            if (listener != null) {
-                throw new IllegalStateException("listener was already set to " + listener);
-            }
-            this.listener = l;
+            listener = Require.setOnce("listener", listener, l);
             return this;
         }
 

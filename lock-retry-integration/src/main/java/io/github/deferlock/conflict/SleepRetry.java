@@ -1,18 +1,18 @@
 package io.github.deferlock.conflict;
 
 import io.github.deferlock.delay.Backoff;
+import io.github.deferlock.redis.internal.Require;
 import java.time.Duration;
-import java.util.Objects;
 
 /**
- * The bounds of {@link OnConflict#SLEEP_RETRY}: how long to sleep between tries ({@code backoff}), how many
- * tries in all ({@code maxAttempts}, counting the first), and the most time to spend waiting ({@code
- * maxWait}). Both bounds always apply, so a dead holder's key can never freeze a thread for longer than
+ * The bounds of {@link OnConflict#SLEEP_RETRY}: how long to wait between tries ({@code backoff}; the waits
+ * are the lock's own, so a release ends one early), how many tries in all ({@code maxAttempts}, counting the
+ * first), and the most time to spend waiting ({@code maxWait}). Both bounds always apply, so a dead holder's key can never freeze a thread for longer than
  * {@code maxWait}. Immutable and threadsafe.
  *
  * @param backoff the delay before each retry; attempt 1 is the first retry
  * @param maxAttempts the most tries, the first included; at least 1
- * @param maxWait the most total time spent sleeping between tries; positive
+ * @param maxWait the most total time spent waiting between tries (the sum of the delays); positive
  */
 public record SleepRetry(Backoff backoff, int maxAttempts, Duration maxWait) {
 
@@ -30,13 +30,8 @@ public record SleepRetry(Backoff backoff, int maxAttempts, Duration maxWait) {
      * @throws IllegalArgumentException when {@code maxAttempts < 1} or {@code maxWait} is not positive
      */
     public SleepRetry {
-        Objects.requireNonNull(backoff, "backoff cannot be null");
-        Objects.requireNonNull(maxWait, "maxWait cannot be null");
-        if (maxAttempts < 1) {
-            throw new IllegalArgumentException("maxAttempts must be at least 1, not " + maxAttempts);
-        }
-        if (maxWait.isNegative() || maxWait.isZero()) {
-            throw new IllegalArgumentException("maxWait must be positive, not " + maxWait);
-        }
+        Require.notNull("backoff", backoff);
+        Require.atLeast("maxAttempts", maxAttempts, 1);
+        Require.positive("maxWait", maxWait);
     }
 }

@@ -206,6 +206,9 @@ final class ConflictAwareHandlerIT {
         assertThat(stats.deadLettered()).isEqualTo(1);
         assertThat(deferrals.queue().deadLetters().list(10)).singleElement().satisfies(info -> assertThat(info.reason())
                 .startsWith(ConflictAwareHandler.CONFLICT_PERSISTED));
+        assertThat(DeadLetterReason.of(
+                        deferrals.queue().deadLetters().list(10).get(0).reason()))
+                .contains(DeadLetterReason.CONFLICT_PERSISTED);
     }
 
     @Test

@@ -13,6 +13,8 @@ import io.github.deferlock.testing.RedisExtension;
 import io.github.deferlock.testing.RedisServer;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -115,6 +117,27 @@ final class LockRunnerIT {
     }
 
     @Test
+    void sleepRetry_waitsWithTheLocksOwnWait_soARelease_endsTheWaitAtOnce() throws Exception {
+        CountDownLatch release = holdElsewhere("order:8", Duration.ofSeconds(30));
+        ConflictStats stats = new ConflictStats();
+        // one retry that may wait 20 s: a sleeping strategy would take that long after the release
+        LockRunner runner = LockRunner.builder(mine)
+                .sleepRetry(new SleepRetry(Backoff.fixed(Duration.ofSeconds(20)), 2, Duration.ofSeconds(60)))
+                .listener(stats)
+                .build();
+        CompletableFuture<Long> acquiredAt = CompletableFuture.supplyAsync(
+                () -> runner.withLock("order:8", OnConflict.SLEEP_RETRY, () -> System.nanoTime()));
+        await().atMost(Duration.ofSeconds(10)).until(() -> stats.retries() == 1);
+        long releasedAt = System.nanoTime();
+        release.countDown();
+        assertThat(Duration.ofNanos(acquiredAt.get(10, TimeUnit.SECONDS) - releasedAt))
+                .isLessThan(Duration.ofSeconds(5));
+        assertThat(stats.retries()).isEqualTo(1);
+        assertThat(stats.conflicts()).isEqualTo(1);
+        assertThat(stats.acquired()).isEqualTo(1);
+    }
+
+    @Test
     void sleepRetry_givesUpWithinMaxWait_whenHolderNeverReleases() throws Exception {
         holdElsewhere("order:4", Duration.ofSeconds(60));
         LockRunner runner = LockRunner.builder(mine)
@@ -167,11 +190,15 @@ final class LockRunnerIT {
     }
 
     @Test
-    void defer_isRefusedByThePlainForm() {
-        LockRunner runner = LockRunner.builder(mine).build();
-        assertThatThrownBy(() -> runner.withLock("k", OnConflict.DEFER, () -> 1))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("ConflictAwareHandler");
+    void defer_cannotBePassedToThePlainForm() {
+        // runner.withLock("k", OnConflict.DEFER, () -> 1) does not compile: withLock takes only the blocking
+        // strategies, and DEFER is not one
+        assertThat(OnConflict.DEFER).isNotInstanceOf(OnConflict.Blocking.class);
+        assertThat(List.of(OnConflict.THROW, OnConflict.SLEEP_RETRY)).allMatch(s -> s instanceof OnConflict.Blocking);
+        assertThat(Arrays.stream(LockRunner.class.getMethods())
+                        .filter(m -> m.getName().equals("withLock")))
+                .hasSize(2)
+                .allSatisfy(m -> assertThat(m.getParameterTypes()[1]).isEqualTo(OnConflict.Blocking.class));
     }
 
     @Test

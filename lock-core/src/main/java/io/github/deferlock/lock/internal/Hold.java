@@ -1,7 +1,9 @@
 package io.github.deferlock.lock.internal;
 
+import io.github.deferlock.lock.LockClock;
 import io.github.deferlock.lock.LockLease;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 /**
  * One acquisition in Redis: its token, fencing token and lease. Used as the handle of the handle form and
@@ -13,7 +15,10 @@ final class Hold implements LockLease {
     static final int LOST = 1;
     static final int RELEASED = 2;
 
-    final LockEngine engine;
+    private final LockClock clock;
+    /** Ends a hold: {@link LockEngine#release}. */
+    private final Consumer<Hold> releaser;
+
     final KeyState state;
     final byte[] token;
     final long fencingToken;
@@ -42,7 +47,8 @@ final class Hold implements LockLease {
     private volatile Throwable lastRenewError;
 
     Hold(
-            LockEngine engine,
+            LockClock clock,
+            Consumer<Hold> releaser,
             KeyState state,
             byte[] token,
             long fencingToken,
@@ -50,11 +56,23 @@ final class Hold implements LockLease {
             long sentAt,
             long leaseNanos,
             boolean renewed) {
-        this(engine, state, token, fencingToken, fenceLimit, sentAt, sentAt, sentAt + leaseNanos, leaseNanos, renewed);
+        this(
+                clock,
+                releaser,
+                state,
+                token,
+                fencingToken,
+                fenceLimit,
+                sentAt,
+                sentAt,
+                sentAt + leaseNanos,
+                leaseNanos,
+                renewed);
     }
 
     private Hold(
-            LockEngine engine,
+            LockClock clock,
+            Consumer<Hold> releaser,
             KeyState state,
             byte[] token,
             long fencingToken,
@@ -64,7 +82,8 @@ final class Hold implements LockLease {
             long validUntil,
             long leaseNanos,
             boolean renewed) {
-        this.engine = engine;
+        this.clock = clock;
+        this.releaser = releaser;
         this.state = state;
         this.token = token;
         this.fencingToken = fencingToken;
@@ -85,7 +104,17 @@ final class Hold implements LockLease {
             return null; // Redis refused a renewal of this hold: the key is gone, nothing to hand on
         }
         successor = new Hold(
-                engine, state, token, fencingToken + 1, fenceLimit, chainStart, now, validUntil, leaseNanos, renewed);
+                clock,
+                releaser,
+                state,
+                token,
+                fencingToken + 1,
+                fenceLimit,
+                chainStart,
+                now,
+                validUntil,
+                leaseNanos,
+                renewed);
         return successor;
     }
 
@@ -112,12 +141,12 @@ final class Hold implements LockLease {
 
     @Override
     public boolean isHeld() {
-        return status.get() == HELD && engine.clock().nanoTime() - validUntil < 0;
+        return status.get() == HELD && clock.nanoTime() - validUntil < 0;
     }
 
     @Override
     public void release() {
-        engine.release(this);
+        releaser.accept(this);
     }
 
     @Override

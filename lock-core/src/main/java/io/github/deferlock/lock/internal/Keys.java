@@ -1,10 +1,10 @@
 package io.github.deferlock.lock.internal;
 
 import io.github.deferlock.redis.internal.Names;
+import io.github.deferlock.redis.internal.Require;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.Objects;
 
 /**
  * The Redis key layout of a lock named {@code n} under prefix {@code p} (docs/lock-keys.md):
@@ -30,7 +30,7 @@ final class Keys {
      * @throws IllegalArgumentException when the name breaks the one name rule (docs/names.md)
      */
     static byte[] lockKey(String prefix, String name) {
-        Objects.requireNonNull(name, "name cannot be null");
+        Require.notNull("name", name);
         byte[] encoded = Names.requireValid(Names.Kind.LOCK_NAME, name);
         ByteArrayOutputStream out = new ByteArrayOutputStream(prefix.length() + name.length() + 8);
         out.writeBytes(prefix.getBytes(StandardCharsets.UTF_8));

@@ -2,8 +2,8 @@ package io.github.deferlock.lock.internal;
 
 import io.github.deferlock.lock.LockClock;
 import io.github.deferlock.lock.LockListener;
+import io.github.deferlock.redis.internal.Require;
 import java.time.Duration;
-import java.util.Objects;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -32,38 +32,23 @@ public record LockConfig(
 
     /** Validates the settings. */
     public LockConfig {
-        Objects.requireNonNull(redis, "redis cannot be null");
-        Objects.requireNonNull(keyPrefix, "keyPrefix cannot be null");
+        Require.notNull("redis", redis);
+        Require.notNull("keyPrefix", keyPrefix);
         checkLease("defaultLease", defaultLease);
-        Objects.requireNonNull(clock, "clock cannot be null");
-        Objects.requireNonNull(listener, "listener cannot be null");
-        Objects.requireNonNull(replicaTimeout, "replicaTimeout cannot be null");
-        if (replicas < 0) {
-            throw new IllegalArgumentException("replicas cannot be negative: " + replicas);
-        }
+        Require.notNull("clock", clock);
+        Require.notNull("listener", listener);
+        Require.notNull("replicaTimeout", replicaTimeout);
+        Require.atLeast("replicas", replicas, 0);
     }
 
-    /** Checks that {@code value} is positive; names it otherwise. */
-    public static Duration checkPositive(String what, Duration value) {
-        Objects.requireNonNull(value, what + " cannot be null");
-        if (value.isNegative() || value.isZero()) {
-            throw new IllegalArgumentException(what + " must be positive: " + value);
-        }
-        return value;
-    }
-
-    /** Checks that {@code value} is not negative; names it otherwise. */
+    /** Checks that a wait is not negative; names it otherwise. */
     public static Duration checkWait(Duration value) {
-        Objects.requireNonNull(value, "wait cannot be null");
-        if (value.isNegative()) {
-            throw new IllegalArgumentException("wait cannot be negative: " + value);
-        }
-        return value;
+        return Require.notNegative("wait", value);
     }
 
     /** Checks that a lease is positive and at least {@link #MIN_LEASE}; returns it in milliseconds. */
     public static long checkLease(String what, Duration lease) {
-        checkPositive(what, lease);
+        Require.positive(what, lease);
         if (lease.compareTo(MAX_LEASE) > 0) {
             throw new IllegalArgumentException(what + " " + lease + " is longer than " + MAX_LEASE.toDays() + " days");
         }

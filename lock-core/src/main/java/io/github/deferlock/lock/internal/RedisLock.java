@@ -1,12 +1,12 @@
 package io.github.deferlock.lock.internal;
 
 import io.github.deferlock.lock.DistributedLock;
+import io.github.deferlock.lock.LockAttempt;
 import io.github.deferlock.lock.LockException;
 import io.github.deferlock.lock.LockLease;
-import io.github.deferlock.lock.LockLostException;
+import io.github.deferlock.redis.internal.Require;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionException;
@@ -98,69 +98,65 @@ public final class RedisLock implements DistributedLock {
     private Outcome lockThread(long waitNanos, boolean forever, long leaseMillis, boolean renew)
             throws InterruptedException {
         KeyState held = engine.existing(name);
-        if (held != null && held.owner == Thread.currentThread()) {
-            Hold hold = held.threadHold;
-            if (hold.isLost() || !hold.isHeld()) {
-                // lost, or its lease ran out by our own clock: re-entering would start a critical section
-                // another holder may already be in
-                throw new LockLostException(keyString, hold.fencingToken, hold.lostCause());
-            }
-            held.holdCount++;
+        if (held != null && held.threadHold.isOwnedByCurrentThread()) {
+            held.threadHold.reenter();
             return Outcome.REENTERED;
         }
         Outcome outcome = engine.acquire(name, key, waitNanos, forever, leaseMillis, renew);
+        engine.lastConflicts().record(name, outcome);
         Hold hold = outcome.hold();
         if (hold != null) {
-            KeyState st = hold.state;
-            st.threadHold = hold;
-            st.holdCount = 1;
-            st.owner = Thread.currentThread();
+            hold.state.threadHold.begin(hold);
         }
         return outcome;
     }
 
-    @Override
-    public void unlock() {
+    /** The thread-bound hold of the current thread, or {@code IllegalMonitorStateException}. */
+    private ThreadBoundHold ownHold() {
         KeyState st = engine.existing(name);
-        if (st == null || st.owner != Thread.currentThread()) {
+        if (st == null || !st.threadHold.isOwnedByCurrentThread()) {
             throw new IllegalMonitorStateException("lock '" + keyString + "' is not held by the current thread");
         }
-        Hold hold = st.threadHold;
-        if (--st.holdCount > 0) {
-            if (hold.isLost()) {
-                throw new LockLostException(keyString, hold.fencingToken, hold.lostCause());
-            }
-            return;
+        return st.threadHold;
+    }
+
+    @Override
+    public void unlock() {
+        Hold last = ownHold().countDown();
+        if (last != null) {
+            engine.release(last);
         }
-        st.threadHold = null;
-        st.owner = null;
-        engine.release(hold);
     }
 
     @Override
     public boolean isHeldByCurrentThread() {
         KeyState st = engine.existing(name);
-        return st != null && st.owner == Thread.currentThread() && st.threadHold.isHeld();
+        return st != null
+                && st.threadHold.isOwnedByCurrentThread()
+                && st.threadHold.hold().isHeld();
     }
 
     @Override
     public int holdCount() {
         KeyState st = engine.existing(name);
-        return st != null && st.owner == Thread.currentThread() ? st.holdCount : 0;
+        return st != null && st.threadHold.isOwnedByCurrentThread() ? st.threadHold.count() : 0;
     }
 
     @Override
     public long fencingToken() {
-        KeyState st = engine.existing(name);
-        if (st == null || st.owner != Thread.currentThread()) {
-            throw new IllegalMonitorStateException("lock '" + keyString + "' is not held by the current thread");
-        }
-        return st.threadHold.fencingToken;
+        return ownHold().hold().fencingToken;
     }
 
     @Override
+    public LockAttempt attempt(Duration wait) {
+        return uninterruptibly(nanos(wait), false, defaultLeaseMillis(), watchdog())
+                .toAttempt(name);
+    }
+
+    @Deprecated
+    @Override
     public Optional<Duration> lastHolderTtl() {
-        return engine.lastHolderTtl(name);
+        return engine.lastConflicts().holderTtl(name);
     }
 
     @Override
@@ -175,7 +171,7 @@ public final class RedisLock implements DistributedLock {
 
     @Override
     public void withLock(Duration wait, Runnable body) {
-        Objects.requireNonNull(body, "body cannot be null");
+        Require.notNull("body", body);
         withLock(wait, () -> {
             body.run();
             return null;
@@ -184,10 +180,10 @@ public final class RedisLock implements DistributedLock {
 
     @Override
     public <T> T withLock(Duration wait, Callable<T> body) {
-        Objects.requireNonNull(body, "body cannot be null");
+        Require.notNull("body", body);
         Outcome outcome = uninterruptibly(nanos(wait), false, defaultLeaseMillis(), watchdog());
         if (!outcome.acquired()) {
-            throw outcome.conflict(keyString);
+            throw outcome.toAttempt(name).toConflict();
         }
         T result;
         try {
@@ -240,11 +236,12 @@ public final class RedisLock implements DistributedLock {
         Outcome outcome;
         try {
             outcome = engine.acquire(name, key, waitNanos, false, leaseMillis, renew);
+            engine.lastConflicts().record(name, outcome);
         } catch (InterruptedException e) {
             throw interrupted(e);
         }
         if (outcome.hold() == null && orThrow) {
-            throw outcome.conflict(keyString);
+            throw outcome.toAttempt(name).toConflict();
         }
         return Optional.ofNullable(outcome.hold());
     }
