@@ -172,8 +172,14 @@ final class DispatcherLoop<T> {
         }
     }
 
+    /** For tests: runs the loop on the calling thread, one {@link #step()} at a time. */
+    void startHere() {
+        running = true;
+        begin();
+    }
+
     /** Resets the loop's timing: claim at once. */
-    void begin() {
+    private void begin() {
         errorPauseNanos = 0;
         pauseUntil = ticker.read();
         nextClaimAt = pauseUntil;
