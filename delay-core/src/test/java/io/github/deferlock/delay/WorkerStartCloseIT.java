@@ -31,7 +31,8 @@ final class WorkerStartCloseIT {
     @Test
     void start_closedNeverStarted_saysItWasClosed(RedisClient redis) {
         DelayQueue<Msg> queue = DelayQueue.builder(redis, "closed", Msg.class).build();
-        DelayQueueWorker<Msg> worker = DelayQueueWorker.builder(queue, job -> {}).build();
+        DelayQueueWorker<Msg> worker =
+                DelayQueueWorker.builder(queue, job -> {}).build();
         assertThat(worker.close(java.time.Duration.ZERO)).isTrue();
         assertThatThrownBy(worker::start)
                 .isInstanceOf(IllegalStateException.class)
