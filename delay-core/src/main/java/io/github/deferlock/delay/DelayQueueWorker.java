@@ -67,6 +67,15 @@ import org.slf4j.LoggerFactory;
  * attempt, lets running handlers finish within the timeout, then interrupts the rest (their jobs are given
  * back the same way), and sends every pending ack before it returns.
  *
+ * <p><b>Events.</b> The queue's {@link QueueListener} (see {@link DelayQueue.Builder#listener(QueueListener)})
+ * hears each job claimed (with its attempt), handled (run time and lateness), failed (whether it will be
+ * retried), dead-lettered, whose claim was lost, and given back, once each, after Redis confirmed it. With no
+ * listener the worker builds no event arguments.
+ *
+ * <p>Inside, each mechanism is a class of its own that owns its state (docs/delay-queue.md, "Inside the
+ * worker"): the dispatcher loop, the claim policy, ack batching, settling (the worker's one retry layer), the
+ * handler pool and the running-job renewal; this class wires them and keeps the lifecycle.
+ *
  * <p>Threadsafe.
  *
  * @param <T> the payload type
