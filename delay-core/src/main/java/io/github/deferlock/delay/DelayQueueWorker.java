@@ -176,7 +176,7 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
      */
     public DelayQueueWorker<T> start() {
         requireStartable();
-        checkEvictionPolicy();
+        EvictionPolicyCheck.check(queue.name(), queue.evictionPolicy(), allowEvictionPolicy);
         requireStartable();
         if (!started.compareAndSet(false, true)) {
             throw new IllegalStateException("worker for queue '" + queue.name() + "' was already started");
@@ -195,28 +195,6 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
         if (closed.get()) {
             throw new IllegalStateException("worker for queue '" + queue.name() + "' was closed");
         }
-    }
-
-    private void checkEvictionPolicy() {
-        java.util.Optional<String> policy = queue.evictionPolicy();
-        if (policy.isEmpty()) {
-            LOG.warn(
-                    "queue '{}': could not check the server's maxmemory-policy (INFO and CONFIG GET are not"
-                            + " permitted or failed); if it is allkeys-*, Redis may evict queue keys and lose jobs",
-                    queue.name());
-            return;
-        }
-        String p = policy.get();
-        if (!p.startsWith("allkeys-")) {
-            return;
-        }
-        String problem = "queue '" + queue.name() + "': the server's maxmemory-policy is " + p
-                + ", so Redis may evict queue keys and silently drop jobs; set maxmemory-policy to noeviction (or a"
-                + " volatile-* policy: queue keys have no TTL)";
-        if (!allowEvictionPolicy) {
-            throw new IllegalStateException(problem + ", or build the worker with allowEvictionPolicy(true)");
-        }
-        LOG.warn("{} (starting anyway: allowEvictionPolicy(true))", problem);
     }
 
     /** The dispatcher's loop rounds so far: tests check that it sleeps when it has nothing to do. */
