@@ -122,13 +122,18 @@ final class WorkerEventsIT {
                 .build()
                 .start();
         try {
-            // 20 successes, one failure that succeeds on its retry, one that dead-letters after 2 attempts
-            for (int i = 0; i < 20; i++) {
+            // 10 successes, one failure that succeeds on its retry, one that dead-letters after 2 attempts
+            for (int i = 0; i < 10; i++) {
                 queue.enqueue(new Msg("ok", i));
             }
             String flaky = queue.enqueue(new Msg("flaky", 0)).id();
             String poison = queue.enqueue(new Msg("poison", 0)).id();
-            await().atMost(WAIT).until(() -> events.count("handled") == 21 && events.count("dead-lettered") == 1);
+            await().atMost(WAIT).until(() -> events.count("handled") == 11 && events.count("dead-lettered") == 1);
+            // 10 more successes, last: the average run the worker judges claim-ahead by is that of quick runs
+            for (int i = 10; i < 20; i++) {
+                queue.enqueue(new Msg("ok", i));
+            }
+            await().atMost(WAIT).until(() -> events.count("handled") == 21);
             await().atMost(WAIT).until(() -> queue.size(JobState.DUE) + queue.size(JobState.IN_FLIGHT) == 0);
 
             // six jobs due at the same moment are claimed in one call: one runs (and blocks), five wait
