@@ -110,6 +110,7 @@ final class WorkerEventsIT {
                             }
                         }
                         case "poison" -> throw new IllegalStateException("poison");
+                        case "doomed" -> queue.deadLetter(job, "not for us"); // the handler asks for it
                         case "block" -> {
                             blocked.countDown();
                             never.await(); // until close() interrupts it
@@ -122,13 +123,15 @@ final class WorkerEventsIT {
                 .build()
                 .start();
         try {
-            // 10 successes, one failure that succeeds on its retry, one that dead-letters after 2 attempts
+            // 10 successes, one failure that succeeds on its retry, one that dead-letters after 2 attempts, one
+            // whose handler dead-letters it
             for (int i = 0; i < 10; i++) {
                 queue.enqueue(new Msg("ok", i));
             }
             String flaky = queue.enqueue(new Msg("flaky", 0)).id();
             String poison = queue.enqueue(new Msg("poison", 0)).id();
-            await().atMost(WAIT).until(() -> events.count("handled") == 11 && events.count("dead-lettered") == 1);
+            String doomed = queue.enqueue(new Msg("doomed", 0)).id();
+            await().atMost(WAIT).until(() -> events.count("handled") == 11 && events.count("dead-lettered") == 2);
             // 10 more successes, last: the average run the worker judges claim-ahead by is that of quick runs
             for (int i = 10; i < 20; i++) {
                 queue.enqueue(new Msg("ok", i));
@@ -142,7 +145,7 @@ final class WorkerEventsIT {
                 queue.schedule(new Msg("block", i), at);
             }
             assertThat(blocked.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
-            await().atMost(WAIT).until(() -> events.count("claimed") == 30);
+            await().atMost(WAIT).until(() -> events.count("claimed") == 31);
             assertThat(worker.close(Duration.ofMillis(200)))
                     .as("the blocked handler is interrupted")
                     .isFalse();
@@ -162,7 +165,8 @@ final class WorkerEventsIT {
                                     + " attempt 1 java.lang.IllegalStateException: flaky, first time",
                             "failed, will retry " + poison + " attempt 1 java.lang.IllegalStateException: poison",
                             "failed, no retry " + poison + " attempt 2 java.lang.IllegalStateException: poison",
-                            "dead-lettered " + poison + " java.lang.IllegalStateException: poison");
+                            "dead-lettered " + poison + " java.lang.IllegalStateException: poison",
+                            "dead-lettered " + doomed + " not for us");
             assertThat(events.runTimes).hasSize(21).allMatch(d -> !d.isNegative());
             assertThat(events.runTimes)
                     .as("the ok handler sleeps 2 ms")
@@ -179,11 +183,11 @@ final class WorkerEventsIT {
                             "failed, no retry",
                             "dead-lettered",
                             "given back");
-            assertThat(events.count("claimed")).isEqualTo(30);
+            assertThat(events.count("claimed")).isEqualTo(31);
             assertThat(events.count("handled")).isEqualTo(21);
             assertThat(events.count("failed, will retry")).isEqualTo(2);
             assertThat(events.count("failed, no retry")).isEqualTo(1);
-            assertThat(events.count("dead-lettered")).isEqualTo(1);
+            assertThat(events.count("dead-lettered")).isEqualTo(2);
             assertThat(events.count("given back")).isEqualTo(6);
             assertThat(events.count("claim lost")).isZero();
         } finally {
@@ -193,8 +197,8 @@ final class WorkerEventsIT {
         assertThat(runs).filteredOn(r -> r.startsWith("ok#1")).hasSize(20);
         assertThat(runs)
                 .filteredOn(r -> !r.startsWith("ok#"))
-                .containsExactlyInAnyOrder("flaky#1", "flaky#2", "poison#1", "poison#2", "block#1");
-        assertThat(queue.size(JobState.DEAD)).isEqualTo(1);
+                .containsExactlyInAnyOrder("flaky#1", "flaky#2", "poison#1", "poison#2", "doomed#1", "block#1");
+        assertThat(queue.size(JobState.DEAD)).isEqualTo(2);
         assertThat(queue.size(JobState.DUE))
                 .as("the given-back jobs are due again")
                 .isEqualTo(6);
