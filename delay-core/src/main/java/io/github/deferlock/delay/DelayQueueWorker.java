@@ -1,23 +1,13 @@
 package io.github.deferlock.delay;
 
+import io.github.deferlock.delay.internal.ClaimPolicy;
 import io.github.deferlock.delay.internal.RunningJobRenewer;
+import io.github.deferlock.delay.internal.Ticker;
 import io.github.deferlock.delay.internal.WakeSubscriber;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
+import io.github.deferlock.redis.internal.Require;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Objects;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -77,6 +67,15 @@ import org.slf4j.LoggerFactory;
  * attempt, lets running handlers finish within the timeout, then interrupts the rest (their jobs are given
  * back the same way), and sends every pending ack before it returns.
  *
+ * <p><b>Events.</b> The queue's {@link QueueListener} (see {@link DelayQueue.Builder#listener(QueueListener)})
+ * hears each job claimed (with its attempt), handled (run time and lateness), failed (whether it will be
+ * retried), dead-lettered, whose claim was lost, and given back, once each, after Redis confirmed it. With no
+ * listener the worker builds no event arguments.
+ *
+ * <p>Inside, each mechanism is a class of its own that owns its state (docs/delay-queue.md, "Inside the
+ * worker"): the dispatcher loop, the claim policy, ack batching, settling (the worker's one retry layer), the
+ * handler pool and the running-job renewal; this class wires them and keeps the lifecycle.
+ *
  * <p>Threadsafe.
  *
  * @param <T> the payload type
@@ -84,85 +83,71 @@ import org.slf4j.LoggerFactory;
 public final class DelayQueueWorker<T> implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(DelayQueueWorker.class);
     private static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(30);
-    private static final long MIN_IDLE_WAIT_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
     private static final Duration DEFAULT_ACK_DELAY = Duration.ofMillis(5);
-    private static final long MAX_START_WINDOW_NANOS = TimeUnit.SECONDS.toNanos(1);
-    private static final int SETTLE_TRIES = 3;
-    private static final long DISPATCHER_JOIN_NANOS = TimeUnit.SECONDS.toNanos(10);
-    private static final int DEFAULT_MIN_BATCH = 32;
-    private static final int DEFAULT_MAX_BATCH = 100;
+    private static final Duration DEFAULT_FALLBACK_POLL = Duration.ofSeconds(1);
     private static final AtomicInteger SERIAL = new AtomicInteger();
     /** The most handler threads one worker runs. */
     public static final int MAX_CONCURRENCY = 10_000;
 
     private final DelayQueue<T> queue;
-    private final JobHandler<T> handler;
     private final int concurrency;
-    private final int batchSize;
-    private final long fallbackPollNanos;
     private final long ackDelayNanos;
-    /** Claim ahead only as many jobs as the handlers are expected to start within this. */
-    private final long startWindowNanos;
-    /** A buffered job that waited this long is given back instead of started. */
-    private final long staleNanos;
-
-    private final boolean piggybackAcks;
-    private final ExecutorService executor;
-    private final Thread dispatcher;
-    private final WakeSubscriber subscriber;
     private final boolean allowEvictionPolicy;
-    private final RunningJobRenewer<Job<T>> renewer;
     private final String threadBase;
+    private final Ticker ticker;
+    private final Settler<T> settler;
+    private final AckBatcher<T> acks;
+    private final HandlerPool<T> pool;
+    private final DispatcherLoop<T> dispatcher;
+    private final RunningJobRenewer<Job<T>> renewer;
+    private final WakeSubscriber subscriber;
     private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final AtomicLong wakes = new AtomicLong();
     private volatile boolean running;
 
-    private final ReentrantLock lock = new ReentrantLock();
-    private final Condition dispatcherWake = lock.newCondition();
-    private final Condition jobsReady = lock.newCondition();
-    // guarded by lock:
-    private final ArrayDeque<Buffered<T>> buffer = new ArrayDeque<>();
-    private final ArrayDeque<PendingAck<T>> acks = new ArrayDeque<>();
-    private int inHand; // claimed and not yet finished: buffered + running
-    private int loops; // handler loops started and not ended
-    private int idleLoops; // handler loops waiting for a job
-    private boolean accepting = true; // false once close() took the buffered jobs
-    private boolean acksOpen = true; // false once close() took the last pending acks: late ones go at once
-    private boolean awaitingRoom; // the dispatcher waits for handlers to make room
-    private long avgHandlerNanos = -1; // -1 until a handler run finished
-    private long rounds; // dispatcher loop rounds, for tests
-    private boolean sleeping; // the dispatcher waits, until sleepingUntil
-    private long sleepingUntil;
-    private final Run runs = new Run(); // sentinel of the handler runs in progress, oldest first
-
-    private DelayQueueWorker(Builder<T> b) {
+    private DelayQueueWorker(Builder<T> b, Ticker ticker) {
         this.queue = b.queue;
-        this.handler = b.handler;
-        this.concurrency = b.concurrency;
-        this.batchSize =
-                b.batchSize > 0 ? b.batchSize : Math.min(DEFAULT_MAX_BATCH, Math.max(DEFAULT_MIN_BATCH, concurrency));
-        this.fallbackPollNanos = b.fallbackPoll.toNanos();
-        this.ackDelayNanos = b.ackDelay.toNanos();
-        long visibility = queue.visibilityTimeout().toNanos();
-        this.startWindowNanos = Math.min(visibility / 10, MAX_START_WINDOW_NANOS);
-        this.staleNanos = visibility / 2;
-        this.piggybackAcks = !queue.waitsForReplicas();
-        this.allowEvictionPolicy = b.allowEvictionPolicy;
-        String base = "deferlock-" + queue.name() + "-" + SERIAL.incrementAndGet();
-        this.executor = b.virtualThreads ? virtualThreadExecutor() : platformExecutor(base, concurrency);
-        this.dispatcher = new Thread(this::dispatch, base + "-dispatcher");
-        this.dispatcher.setDaemon(true);
-        this.subscriber = new WakeSubscriber(queue.redis(), queue.wakeChannel(), this::wake, base + "-wake");
-        this.threadBase = base;
+        this.ticker = ticker;
+        this.concurrency = Require.orDefault(b.concurrency, 1);
+        int batchSize = Require.orDefault(b.batchSize, ClaimPolicy.defaultBatchSize(concurrency));
+        Duration fallbackPoll = Require.orDefault(b.fallbackPoll, DEFAULT_FALLBACK_POLL);
+        this.ackDelayNanos = Require.orDefault(b.ackDelay, DEFAULT_ACK_DELAY).toNanos();
+        this.allowEvictionPolicy = Require.orDefault(b.allowEvictionPolicy, false);
+        this.threadBase = "deferlock-" + queue.name() + "-" + SERIAL.incrementAndGet();
+        QueueCalls<T> calls = QueueCalls.of(queue);
+        QueueListener listener = queue.listener();
+        ClaimPolicy policy = new ClaimPolicy(concurrency, batchSize, queue.visibilityTimeout(), fallbackPoll);
+        this.settler = new Settler<>(calls, listener, Settler.Pause.SLEEP);
+        this.acks = new AckBatcher<>(ticker, ackDelayNanos, !queue.waitsForReplicas(), settler, this::ackQueued);
         this.renewer = new RunningJobRenewer<>(
                 queue.name(),
                 queue.visibilityTimeout().dividedBy(3),
                 b.maxHandlerTime,
-                queue::extendAll,
-                DelayQueueWorker::claimLost,
-                b.interruptOnClaimLost,
-                System::nanoTime);
+                calls::extendAll,
+                job -> JobRunner.claimLost(job, listener, queue.name()),
+                Require.orDefault(b.interruptOnClaimLost, false),
+                ticker);
+        JobRunner<T> runner = new JobRunner<>(
+                queue.name(), queue.maxAttempts(), b.handler, renewer, settler, acks, listener, ticker, closed::get);
+        this.pool = new HandlerPool<>(
+                queue.name(),
+                policy,
+                ticker,
+                HandlerPool.newExecutor(threadBase, concurrency, Require.orDefault(b.virtualThreads, false)),
+                runner,
+                this::roomMade);
+        this.dispatcher =
+                new DispatcherLoop<>(calls, policy, pool, acks, settler, listener, ticker, threadBase + "-dispatcher");
+        this.subscriber =
+                new WakeSubscriber(queue.redis(), queue.wakeChannel(), dispatcher::wake, threadBase + "-wake");
+    }
+
+    private void ackQueued(long sendAt, boolean first, boolean full) {
+        dispatcher.ackQueued(sendAt, first, full);
+    }
+
+    private void roomMade() {
+        dispatcher.roomMade();
     }
 
     /**
@@ -186,14 +171,13 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
      * the client sends the check to one node only.
      *
      * @return this worker
-     * @throws IllegalStateException when already started or closed, or when the server's {@code
+     * @throws IllegalStateException when already started, when closed, or when the server's {@code
      *     maxmemory-policy} is {@code allkeys-*} and eviction was not allowed
      */
     public DelayQueueWorker<T> start() {
-        if (closed.get() || started.get()) {
-            throw new IllegalStateException("worker for queue '" + queue.name() + "' was already started");
-        }
-        checkEvictionPolicy();
+        requireStartable();
+        EvictionPolicyCheck.check(queue.name(), queue.evictionPolicy(), allowEvictionPolicy);
+        requireStartable();
         if (!started.compareAndSet(false, true)) {
             throw new IllegalStateException("worker for queue '" + queue.name() + "' was already started");
         }
@@ -204,36 +188,18 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
         return this;
     }
 
-    private void checkEvictionPolicy() {
-        java.util.Optional<String> policy = queue.evictionPolicy();
-        if (policy.isEmpty()) {
-            LOG.warn(
-                    "queue '{}': could not check the server's maxmemory-policy (INFO and CONFIG GET are not"
-                            + " permitted or failed); if it is allkeys-*, Redis may evict queue keys and lose jobs",
-                    queue.name());
-            return;
+    private void requireStartable() {
+        if (started.get()) {
+            throw new IllegalStateException("worker for queue '" + queue.name() + "' was already started");
         }
-        String p = policy.get();
-        if (!p.startsWith("allkeys-")) {
-            return;
+        if (closed.get()) {
+            throw new IllegalStateException("worker for queue '" + queue.name() + "' was closed");
         }
-        String problem = "queue '" + queue.name() + "': the server's maxmemory-policy is " + p
-                + ", so Redis may evict queue keys and silently drop jobs; set maxmemory-policy to noeviction (or a"
-                + " volatile-* policy: queue keys have no TTL)";
-        if (!allowEvictionPolicy) {
-            throw new IllegalStateException(problem + ", or build the worker with allowEvictionPolicy(true)");
-        }
-        LOG.warn("{} (starting anyway: allowEvictionPolicy(true))", problem);
     }
 
     /** The dispatcher's loop rounds so far: tests check that it sleeps when it has nothing to do. */
     long dispatcherRounds() {
-        lock.lock();
-        try {
-            return rounds;
-        } finally {
-            lock.unlock();
-        }
+        return dispatcher.rounds();
     }
 
     /** True between {@link #start()} and {@link #close()}. */
@@ -261,51 +227,40 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
      * @throws IllegalArgumentException when {@code timeout} is negative
      */
     public boolean close(Duration timeout) {
-        Objects.requireNonNull(timeout, "timeout cannot be null");
-        if (timeout.isNegative()) {
-            throw new IllegalArgumentException("timeout cannot be negative, got " + timeout);
-        }
+        Require.notNegative("timeout", timeout);
         if (!closed.compareAndSet(false, true)) {
-            return executor.isTerminated();
+            return pool.isTerminated();
         }
         // saturate: a timeout of centuries means "wait as long as it takes", not an overflow
         long timeoutNanos = timeout.compareTo(Duration.ofDays(10_000)) > 0 ? Long.MAX_VALUE / 4 : timeout.toNanos();
-        long deadline = System.nanoTime() + timeoutNanos;
+        long deadline = ticker.read() + timeoutNanos;
         running = false;
-        wake();
+        // stop() wakes the dispatcher; no interrupt: a claim it is sending must come back and give its jobs
+        // back through Redis, which an interrupted thread could not do
+        dispatcher.stop();
         boolean interrupted = false;
         boolean finished = false;
-        // wake() took the dispatcher out of its wait; no interrupt: a claim it is sending must come back and give
-        // its jobs back through Redis (see offer), which an interrupted thread could not do
         try {
-            giveBackBuffered();
-            executor.shutdown();
-            if (!interrupted) {
-                finished = awaitHandlers(deadline);
-                if (!finished) {
-                    LOG.warn("queue '{}': handlers still running after {}, interrupting them", queue.name(), timeout);
-                }
+            for (Job<T> job : pool.close()) {
+                settler.giveBack(job, "return on close");
+            }
+            pool.shutdown();
+            finished = awaitHandlers(deadline);
+            if (!finished) {
+                LOG.warn("queue '{}': handlers still running after {}, interrupting them", queue.name(), timeout);
             }
         } catch (InterruptedException e) {
             interrupted = true;
         } finally {
             if (!finished) {
-                executor.shutdownNow();
+                pool.shutdownNow();
             }
             if (!interrupted && dispatcher.isAlive()) {
                 // it is in a Redis call, which ends within the client's timeouts: a claim may carry acks, and
                 // the jobs it returns must be given back, so close() does not return before it did
-                interrupted = !joinDispatcher(deadline);
+                interrupted = !dispatcher.join(deadline);
             }
-            List<PendingAck<T>> last;
-            lock.lock();
-            try {
-                acksOpen = false; // a handler that finishes from now on acks its job itself
-                last = drainAcks(Integer.MAX_VALUE);
-            } finally {
-                lock.unlock();
-            }
-            sendAcksNow(last);
+            settler.sendAcks(acks.close()); // a handler that finishes from now on acks its job itself
             renewer.close(); // no handler runs any more (or close gave up on them: they are redelivered)
             subscriber.close();
             if (interrupted) {
@@ -315,693 +270,17 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
         return finished;
     }
 
-    /**
-     * Waits for the dispatcher to end: until the deadline, and at least 10 s (a Redis call ends within the
-     * client's socket timeout); then interrupts it (a call stuck on an exhausted pool) and waits 1 s more.
-     * False when this thread was interrupted.
-     */
-    private boolean joinDispatcher(long deadline) {
-        try {
-            long wait = Math.max(deadline - System.nanoTime(), DISPATCHER_JOIN_NANOS);
-            dispatcher.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(wait)));
-            if (dispatcher.isAlive()) {
-                LOG.warn("queue '{}': the dispatcher's Redis call has not returned, interrupting it", queue.name());
-                dispatcher.interrupt();
-                dispatcher.join(1000);
-            }
-            return true;
-        } catch (InterruptedException e) {
-            return false;
-        }
-    }
-
     /** Waits for the handler threads to end, sending the acks of the jobs they finish meanwhile. */
     private boolean awaitHandlers(long deadline) throws InterruptedException {
         for (; ; ) {
-            long left = deadline - System.nanoTime();
-            if (executor.awaitTermination(Math.max(0, Math.min(left, ackDelayNanos)), TimeUnit.NANOSECONDS)) {
+            long left = deadline - ticker.read();
+            if (pool.awaitTermination(Math.max(0, Math.min(left, ackDelayNanos)))) {
                 return true;
             }
             if (left <= 0) {
-                return noRunInProgress(); // loops that waited for a job are ending: they ran nothing
+                return pool.noRunInProgress(); // loops that waited for a job are ending: they ran nothing
             }
-            List<PendingAck<T>> pending;
-            lock.lock();
-            try {
-                pending = drainAcks(Integer.MAX_VALUE);
-            } finally {
-                lock.unlock();
-            }
-            sendAcksNow(pending);
-        }
-    }
-
-    private boolean noRunInProgress() {
-        lock.lock();
-        try {
-            return runs.next == runs;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** Stops the buffer and gives the jobs no handler started back to due, attempts unchanged. */
-    private void giveBackBuffered() {
-        List<Job<T>> unstarted = new ArrayList<>();
-        lock.lock();
-        try {
-            accepting = false;
-            for (Buffered<T> b; (b = buffer.poll()) != null; ) {
-                unstarted.add(b.job());
-            }
-            inHand -= unstarted.size();
-            jobsReady.signalAll(); // idle handler loops end
-        } finally {
-            lock.unlock();
-        }
-        for (Job<T> job : unstarted) {
-            giveBack(job, "return on close");
-        }
-    }
-
-    private void giveBack(Job<T> job, String what) {
-        settle(job, () -> queue.reschedule(job, Duration.ZERO, null), what);
-    }
-
-    private void wake() {
-        wakes.incrementAndGet();
-        lock.lock();
-        try {
-            dispatcherWake.signalAll();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    // ---------------------------------------------------------------- dispatcher
-
-    private void dispatch() {
-        long errorPauseNanos = 0;
-        long pauseUntil = System.nanoTime(); // no Redis call before this (after a failure)
-        long nextClaimAt = pauseUntil;
-        long seen = wakes.get() - 1; // claim at once
-        ResentClaim<T> resend = null; // a claim that failed: the next one resends it (same token, size, acks)
-        while (running) {
-            int n;
-            boolean claim;
-            List<PendingAck<T>> sending;
-            List<Job<T>> stale;
-            lock.lock();
-            try {
-                if (!running) {
-                    break;
-                }
-                rounds++;
-                long now = System.nanoTime();
-                n = claimSize(now);
-                stale = takeStale(now); // no handler took them in time: all are busy, or stuck
-                boolean mayCall = now - pauseUntil >= 0;
-                claim = mayCall && n > 0 && (now - nextClaimAt >= 0 || wakes.get() != seen);
-                if (resend != null) { // the failed claim may have run: its jobs wait for this resend
-                    claim = mayCall;
-                    n = resend.max;
-                }
-                boolean ackNow = mayCall
-                        && !acks.isEmpty()
-                        && (acks.size() >= DelayQueue.MAX_ACKS || now - acks.peekFirst().since - ackDelayNanos >= 0);
-                if (resend == null && ackNow && acks.size() > (piggybackAcks ? DelayQueue.MAX_ACKS : 0)) {
-                    claim = false; // more acks than the claim carries: they go first, or fast handlers outrun them
-                }
-                if (stale.isEmpty() && !claim && !ackNow) {
-                    long until = now + fallbackPollNanos;
-                    if (resend != null) {
-                        until = earlier(until, pauseUntil);
-                    }
-                    if (n > 0) {
-                        until = earlier(until, later(nextClaimAt, pauseUntil));
-                    }
-                    if (!acks.isEmpty()) {
-                        until = earlier(until, later(acks.peekFirst().since + ackDelayNanos, pauseUntil));
-                    } // else the first ack wakes it when it is due earlier (see ack())
-                    if (!buffer.isEmpty()) {
-                        until = earlier(until, buffer.peekFirst().claimedNanos() + staleNanos + 1);
-                    }
-                    awaitingRoom = n == 0;
-                    sleeping = true;
-                    sleepingUntil = until;
-                    try {
-                        dispatcherWake.awaitNanos(until - now);
-                    } finally {
-                        awaitingRoom = false;
-                        sleeping = false;
-                    }
-                    continue;
-                }
-                sending = resend != null
-                        ? (claim ? resend.acks : List.of())
-                        : !stale.isEmpty() || (claim && !piggybackAcks) ? List.of() : drainAcks(DelayQueue.MAX_ACKS);
-            } catch (InterruptedException e) {
-                break;
-            } finally {
-                lock.unlock();
-            }
-            if (!stale.isEmpty()) {
-                LOG.debug("queue '{}': {} buffered jobs waited too long, giving them back", queue.name(), stale.size());
-                for (Job<T> job : stale) {
-                    giveBack(job, "return of a job that waited too long in the buffer");
-                }
-                continue;
-            }
-            if (!claim && resend != null) {
-                continue; // only the resent claim may go next (this round gave back stale buffered jobs)
-            }
-            if (!claim) {
-                try {
-                    report(sending, queue.ackAll(jobsOf(sending), false));
-                    errorPauseNanos = 0;
-                } catch (RuntimeException e) {
-                    retryLater(sending, e);
-                    errorPauseNanos = nextPause(errorPauseNanos);
-                    LOG.warn(
-                            "queue '{}': ack of {} jobs failed, retrying in {} ms: {}",
-                            queue.name(),
-                            sending.size(),
-                            TimeUnit.NANOSECONDS.toMillis(errorPauseNanos),
-                            e.toString());
-                    pauseUntil = System.nanoTime() + errorPauseNanos;
-                }
-                continue;
-            }
-            long seenNow = wakes.get();
-            long sent = System.nanoTime();
-            String token = resend != null ? resend.token : DelayQueue.newToken();
-            ClaimBatch<T> batch;
-            try {
-                batch = queue.claimBatch(n, jobsOf(sending), token);
-                errorPauseNanos = 0;
-                resend = null;
-            } catch (RuntimeException e) {
-                // the call may have run with its reply lost: resend it (same token, size and acks) next time, so
-                // the jobs it took come to this worker instead of waiting in flight with no handler; its acks
-                // stay with it (the resend reports their results)
-                resend = new ResentClaim<>(token, n, sending);
-                errorPauseNanos = nextPause(errorPauseNanos);
-                LOG.warn(
-                        "queue '{}': claim failed, retrying in {} ms: {}",
-                        queue.name(),
-                        TimeUnit.NANOSECONDS.toMillis(errorPauseNanos),
-                        e.toString());
-                pauseUntil = System.nanoTime() + errorPauseNanos; // a wake-up must not cut the pause short
-                nextClaimAt = pauseUntil;
-                continue;
-            }
-            long received = System.nanoTime();
-            seen = seenNow;
-            report(sending, batch.acked());
-            int claimed = batch.jobs().size();
-            offer(batch.jobs());
-            if (claimed == n) {
-                nextClaimAt = received; // maybe more are due
-                continue;
-            }
-            long next = received + fallbackPollNanos;
-            if (batch.nextWakeMs() >= 0) {
-                // the server read its clock about halfway through the round trip
-                long untilNext = (batch.nextWakeMs() * 1000 - batch.serverNowMicros()) * 1000;
-                next = earlier(next, sent + (received - sent) / 2 + untilNext);
-            }
-            nextClaimAt = claimed == 0 ? later(next, received + MIN_IDLE_WAIT_NANOS) : next;
-        }
-        if (resend != null) {
-            resendOnExit(resend);
-        }
-    }
-
-    /**
-     * Closing with a claim that failed: resends it once so that its acks are applied (or reported) and the jobs
-     * it may have taken are given back at once (see {@link #offer}); when that fails too, the acks go the usual
-     * way and those jobs come back after their visibility timeout.
-     */
-    private void resendOnExit(ResentClaim<T> resend) {
-        try {
-            ClaimBatch<T> batch = queue.claimBatch(resend.max, jobsOf(resend.acks), resend.token);
-            report(resend.acks, batch.acked());
-            offer(batch.jobs());
-        } catch (RuntimeException e) {
-            retryLater(resend.acks, e);
-        }
-    }
-
-    private long nextPause(long errorPauseNanos) {
-        return errorPauseNanos == 0
-                ? TimeUnit.MILLISECONDS.toNanos(50)
-                : Math.min(errorPauseNanos * 2, Math.max(fallbackPollNanos, TimeUnit.SECONDS.toNanos(1)));
-    }
-
-    /**
-     * How many jobs the next claim may take, 0 when it should wait (see the class javadoc): the free handler
-     * threads plus the claim-ahead allowance, and only once the buffer is at most half full. Handler runs that
-     * went on far longer than usual do not count towards the allowance: threads stuck in a hung call must not
-     * keep jobs in the buffer. Holding the lock.
-     */
-    private int claimSize(long now) {
-        int ahead = 0;
-        if (avgHandlerNanos >= 0) {
-            int moving = concurrency - stalledRuns(now);
-            ahead = (int) Math.min(batchSize, moving * startWindowNanos / Math.max(1, avgHandlerNanos));
-        }
-        if (buffer.size() > ahead / 2) {
-            return 0;
-        }
-        return Math.max(0, Math.min(batchSize, concurrency + ahead - inHand));
-    }
-
-    /** Puts claimed jobs in the buffer and starts handler loops for them, up to the concurrency. */
-    private void offer(List<Job<T>> jobs) {
-        if (jobs.isEmpty()) {
-            return;
-        }
-        int spawn;
-        lock.lock();
-        try {
-            if (accepting) {
-                long now = System.nanoTime();
-                for (Job<T> job : jobs) {
-                    buffer.add(new Buffered<>(job, now));
-                }
-                inHand += jobs.size();
-                for (int i = Math.min(idleLoops, jobs.size()); i > 0; i--) {
-                    jobsReady.signal();
-                }
-                spawn = Math.min(concurrency - loops, Math.max(0, buffer.size() - idleLoops));
-                loops += spawn;
-            } else {
-                spawn = -1;
-            }
-        } finally {
-            lock.unlock();
-        }
-        if (spawn < 0) { // close() came during the claim
-            for (Job<T> job : jobs) {
-                giveBack(job, "return on close");
-            }
-            return;
-        }
-        for (int i = 0; i < spawn; i++) {
-            try {
-                executor.execute(this::handlerLoop);
-            } catch (RejectedExecutionException e) { // closing: close() gives the buffered jobs back
-                lock.lock();
-                try {
-                    loops--;
-                } finally {
-                    lock.unlock();
-                }
-            }
-        }
-    }
-
-    /** Holding the lock: takes the buffered jobs that waited too long (see {@link #isStale}), oldest first. */
-    private List<Job<T>> takeStale(long now) {
-        if (buffer.isEmpty() || !isStale(buffer.peekFirst(), now)) {
-            return List.of();
-        }
-        List<Job<T>> out = new ArrayList<>();
-        while (!buffer.isEmpty() && isStale(buffer.peekFirst(), now)) {
-            out.add(buffer.poll().job());
-        }
-        inHand -= out.size();
-        return out;
-    }
-
-    /** A buffered job that waited half its visibility timeout is given back rather than started late. */
-    private boolean isStale(Buffered<T> b, long now) {
-        return now - b.claimedNanos() > staleNanos;
-    }
-
-    /**
-     * Holding the lock: the handler runs in progress for longer than the start window and twice the average
-     * run. Counts from the oldest run and stops at the first that is not stalled.
-     */
-    private int stalledRuns(long now) {
-        long limit = Math.max(startWindowNanos, 2 * Math.max(0, avgHandlerNanos));
-        int n = 0;
-        for (Run r = runs.next; r != runs && now - r.since > limit; r = r.next) {
-            n++;
-        }
-        return n;
-    }
-
-    /** Holding the lock: wakes the dispatcher when it waits for room and a claim may go now. */
-    private void signalRoom() {
-        if (awaitingRoom && claimSize(System.nanoTime()) > 0) {
-            dispatcherWake.signal();
-        }
-    }
-
-    // ---------------------------------------------------------------- handlers
-
-    private void handlerLoop() {
-        Run run = new Run();
-        for (; ; ) {
-            Buffered<T> next;
-            lock.lock();
-            try {
-                while (buffer.isEmpty() && accepting) {
-                    idleLoops++;
-                    try {
-                        jobsReady.await();
-                    } catch (InterruptedException e) {
-                        // only close() ends a loop: it stops accepting first
-                    } finally {
-                        idleLoops--;
-                    }
-                }
-                next = buffer.poll();
-                if (next == null) {
-                    loops--;
-                    return;
-                }
-                run.since = System.nanoTime();
-                run.linkBefore(runs);
-                signalRoom();
-            } finally {
-                lock.unlock();
-            }
-            long start = run.since; // only this loop writes its node
-            boolean ran = false;
-            try {
-                if (isStale(next, start)) {
-                    LOG.debug(
-                            "queue '{}': job {} waited too long in the buffer, giving it back",
-                            queue.name(),
-                            next.job().id());
-                    giveBack(next.job(), "return of a job that waited too long in the buffer");
-                } else {
-                    run(next.job());
-                    ran = true;
-                }
-            } catch (RuntimeException | Error e) { // run() catches the handler's; this is our own bug
-                LOG.error(
-                        "queue '{}': job {} could not be run",
-                        queue.name(),
-                        next.job().id(),
-                        e);
-            } finally {
-                long took = System.nanoTime() - start;
-                lock.lock();
-                try {
-                    inHand--;
-                    run.unlink();
-                    if (ran) {
-                        long avg = avgHandlerNanos;
-                        // rise fast (a slow handler must stop the claiming ahead at once), fall slowly
-                        avgHandlerNanos = avg < 0 ? took : took > avg ? (avg + took) / 2 : avg + (took - avg) / 8;
-                    }
-                    signalRoom();
-                } finally {
-                    lock.unlock();
-                }
-            }
-            if (!closed.get()) {
-                Thread.interrupted(); // a handler's leftover interrupt must not reach the next job
-            }
-        }
-    }
-
-    private void run(Job<T> job) {
-        Throwable failure = null;
-        RunningJobRenewer.Registration<Job<T>> renewal = renewer.register(job, Thread.currentThread());
-        try {
-            handler.handle(job);
-        } catch (Throwable t) {
-            failure = t;
-            if (t instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-            }
-        } finally {
-            renewer.unregister(renewal);
-        }
-        if (job.isSettled()) {
-            return;
-        }
-        if (job.isClaimLost()) { // Redis refused its receipt already: the settlement would be refused too
-            LOG.warn(
-                    "queue '{}': {} of job {} refused: its claim was lost while the handler ran (the job was"
-                            + " cancelled, or redelivered after its visibility timeout)",
-                    queue.name(),
-                    failure == null ? "ack" : "nack",
-                    job.id());
-            job.markSettled();
-            return;
-        }
-        if (failure != null && closed.get() && interruptedBy(failure)) {
-            // close() interrupted a handler that did not finish: this is not a failure of the job, so it
-            // goes back to due at once without counting an attempt
-            giveBack(job, "return on close");
-            return;
-        }
-        if (failure == null) {
-            ack(job);
-        } else {
-            LOG.debug("queue '{}': job {} attempt {} failed", queue.name(), job.id(), job.attempts(), failure);
-            String error =
-                    failure.getClass().getName() + (failure.getMessage() == null ? "" : ": " + failure.getMessage());
-            settle(job, () -> queue.nack(job, error, null), "nack");
-        }
-    }
-
-    /** A renewal was refused: the claim is lost, unless the handler settled the job itself (then it is no loss). */
-    private static boolean claimLost(Job<?> job) {
-        if (job.isSettled()) {
-            return false;
-        }
-        job.markClaimLost();
-        return true;
-    }
-
-    /** Queues the ack for the dispatcher's next call; once close() sent the last batch, acks at once. */
-    private void ack(Job<T> job) {
-        lock.lock();
-        try {
-            if (acksOpen) {
-                long now = System.nanoTime();
-                acks.add(new PendingAck<>(job, now));
-                // a full batch goes at once; the first ack wakes a dispatcher that would sleep past its time
-                if (acks.size() >= DelayQueue.MAX_ACKS
-                        || (acks.size() == 1 && sleeping && sleepingUntil - (now + ackDelayNanos) > 0)) {
-                    dispatcherWake.signal();
-                }
-                return;
-            }
-        } finally {
-            lock.unlock();
-        }
-        settle(job, () -> queue.ack(job), "ack");
-    }
-
-    private static boolean interruptedBy(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause()) {
-            if (t instanceof InterruptedException || t instanceof java.io.InterruptedIOException) {
-                return true;
-            }
-        }
-        return Thread.currentThread().isInterrupted();
-    }
-
-    // ---------------------------------------------------------------- settling
-
-    /** Holding the lock: takes up to {@code max} pending acks, oldest first. */
-    private List<PendingAck<T>> drainAcks(int max) {
-        List<PendingAck<T>> out = new ArrayList<>(Math.min(max, acks.size()));
-        for (PendingAck<T> a; out.size() < max && (a = acks.poll()) != null; ) {
-            out.add(a);
-        }
-        return out;
-    }
-
-    private static <T> List<Job<T>> jobsOf(List<PendingAck<T>> pending) {
-        List<Job<T>> jobs = new ArrayList<>(pending.size());
-        for (PendingAck<T> a : pending) {
-            jobs.add(a.job);
-        }
-        return jobs;
-    }
-
-    /** Reports each ack's result on its own, as {@link #settle} does for one. */
-    private void report(List<PendingAck<T>> sent, List<Boolean> results) {
-        for (int i = 0; i < sent.size(); i++) {
-            Job<T> job = sent.get(i).job;
-            job.markSettled();
-            if (i < results.size() && !results.get(i)) {
-                refused(job, "ack");
-            }
-        }
-    }
-
-    /** After a failed call: acks with tries left go back to the front of the queue, the others are given up. */
-    private void retryLater(List<PendingAck<T>> failed, RuntimeException e) {
-        List<PendingAck<T>> again = new ArrayList<>(failed.size());
-        for (PendingAck<T> a : failed) {
-            if (++a.failures >= SETTLE_TRIES) {
-                gaveUp(a.job, "ack", e);
-            } else {
-                again.add(a);
-            }
-        }
-        boolean late;
-        lock.lock();
-        try {
-            late = !acksOpen;
-            if (!late) {
-                for (int i = again.size() - 1; i >= 0; i--) {
-                    acks.addFirst(again.get(i));
-                }
-            }
-        } finally {
-            lock.unlock();
-        }
-        if (late) { // close() has sent its last batch: nobody else will
-            sendAcksNow(again);
-        }
-    }
-
-    /** Sends acks in this thread, in calls of {@link DelayQueue#MAX_ACKS}, with the retries of {@link #settle}. */
-    private void sendAcksNow(List<PendingAck<T>> pending) {
-        for (int from = 0; from < pending.size(); from += DelayQueue.MAX_ACKS) {
-            List<PendingAck<T>> chunk = pending.subList(from, Math.min(pending.size(), from + DelayQueue.MAX_ACKS));
-            for (; ; ) {
-                try {
-                    report(chunk, queue.ackAll(jobsOf(chunk), false));
-                    break;
-                } catch (RuntimeException e) {
-                    int tries = 0;
-                    for (PendingAck<T> a : chunk) {
-                        tries = Math.max(tries, ++a.failures);
-                    }
-                    if (tries >= SETTLE_TRIES || !pause(100L * tries)) {
-                        chunk.forEach(a -> gaveUp(a.job, "ack", e));
-                        break;
-                    }
-                }
-            }
-        }
-    }
-
-    private void settle(Job<T> job, java.util.function.BooleanSupplier action, String what) {
-        for (int attempt = 1; ; attempt++) {
-            try {
-                if (!action.getAsBoolean()) {
-                    refused(job, what);
-                }
-                return;
-            } catch (RuntimeException e) {
-                if (attempt >= SETTLE_TRIES || !pause(100L * attempt)) {
-                    gaveUp(job, what, e);
-                    return;
-                }
-            }
-        }
-    }
-
-    private static boolean pause(long ms) {
-        try {
-            Thread.sleep(ms);
-            return true;
-        } catch (InterruptedException ie) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
-    }
-
-    private void refused(Job<T> job, String what) {
-        LOG.warn(
-                "queue '{}': {} of job {} refused: its visibility timeout expired and it will be or was redelivered",
-                queue.name(),
-                what,
-                job.id());
-    }
-
-    private void gaveUp(Job<T> job, String what, RuntimeException e) {
-        LOG.warn(
-                "queue '{}': {} of job {} failed, it will be redelivered: {}",
-                queue.name(),
-                what,
-                job.id(),
-                e.toString());
-    }
-
-    private static long earlier(long a, long b) {
-        return a - b <= 0 ? a : b;
-    }
-
-    private static long later(long a, long b) {
-        return a - b >= 0 ? a : b;
-    }
-
-    /** A claim call that failed, to be resent as the same call. */
-    private record ResentClaim<T>(String token, int max, List<PendingAck<T>> acks) {}
-
-    /** A claimed job waiting for a handler thread, with the {@link System#nanoTime()} of its claim. */
-    private record Buffered<T>(Job<T> job, long claimedNanos) {}
-
-    /**
-     * A handler run in progress, in a circular list of them oldest first ({@link #runs} is its head). Guarded
-     * by the worker's lock; each handler loop reuses its own node.
-     */
-    private static final class Run {
-        long since;
-        Run prev = this;
-        Run next = this;
-
-        void linkBefore(Run head) {
-            prev = head.prev;
-            next = head;
-            head.prev.next = this;
-            head.prev = this;
-        }
-
-        void unlink() {
-            prev.next = next;
-            next.prev = prev;
-            prev = this;
-            next = this;
-        }
-    }
-
-    /** A finished job whose ack was not sent yet. */
-    private static final class PendingAck<T> {
-        final Job<T> job;
-        final long since;
-        int failures;
-
-        PendingAck(Job<T> job, long since) {
-            this.job = job;
-            this.since = since;
-        }
-    }
-
-    private static ExecutorService platformExecutor(String base, int threads) {
-        AtomicInteger n = new AtomicInteger();
-        return Executors.newFixedThreadPool(threads, r -> {
-            Thread t = new Thread(r, base + "-handler-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
-    }
-
-    private static ExecutorService virtualThreadExecutor() {
-        try {
-            return (ExecutorService) MethodHandles.publicLookup()
-                    .findStatic(
-                            Executors.class,
-                            "newVirtualThreadPerTaskExecutor",
-                            MethodType.methodType(ExecutorService.class))
-                    .invoke();
-        } catch (NoSuchMethodException | IllegalAccessException e) {
-            throw new UnsupportedOperationException("virtual threads need Java 21 or newer", e);
-        } catch (Throwable t) {
-            throw new IllegalStateException("cannot create a virtual-thread executor", t);
+            settler.sendAcks(acks.drainAll());
         }
     }
 
@@ -1017,22 +296,21 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
      * @param <T> the payload type
      */
     public static final class Builder<T> {
+        // null: unset; defaults are resolved when the worker is built
         private final DelayQueue<T> queue;
         private final JobHandler<T> handler;
-        private int concurrency;
+        private Integer concurrency;
         private Boolean virtualThreads;
-        private int batchSize;
+        private Integer batchSize;
         private Duration fallbackPoll;
         private Duration ackDelay;
-        private Boolean allowEvictionPolicyValue;
-        private boolean allowEvictionPolicy;
+        private Boolean allowEvictionPolicy;
         private Duration maxHandlerTime;
-        private Boolean interruptOnClaimLostValue;
-        private boolean interruptOnClaimLost;
+        private Boolean interruptOnClaimLost;
 
         private Builder(DelayQueue<T> queue, JobHandler<T> handler) {
-            this.queue = Objects.requireNonNull(queue, "queue cannot be null");
-            this.handler = Objects.requireNonNull(handler, "handler cannot be null");
+            this.queue = Require.notNull("queue", queue);
+            this.handler = Require.notNull("handler", handler);
         }
 
         /**
@@ -1043,11 +321,8 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
          * @throws IllegalStateException when already set
          */
         public Builder<T> concurrency(int n) {
-            once(concurrency == 0 ? null : concurrency, "concurrency");
-            if (n < 1 || n > MAX_CONCURRENCY) {
-                throw new IllegalArgumentException("concurrency must be within [1, " + MAX_CONCURRENCY + "], got " + n);
-            }
-            this.concurrency = n;
+            this.concurrency =
+                    Require.setOnce("concurrency", concurrency, Require.within("concurrency", n, 1, MAX_CONCURRENCY));
             return this;
         }
 
@@ -1057,8 +332,7 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
          * @throws IllegalStateException when already set
          */
         public Builder<T> virtualThreads(boolean on) {
-            once(virtualThreads, "virtualThreads");
-            this.virtualThreads = on;
+            this.virtualThreads = Require.setOnce("virtualThreads", virtualThreads, on);
             return this;
         }
 
@@ -1078,12 +352,8 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
          * @throws IllegalStateException when already set
          */
         public Builder<T> batchSize(int n) {
-            once(batchSize == 0 ? null : batchSize, "batchSize");
-            if (n < 1 || n > DelayQueue.MAX_CLAIM) {
-                throw new IllegalArgumentException(
-                        "batchSize must be within [1, " + DelayQueue.MAX_CLAIM + "], got " + n);
-            }
-            this.batchSize = n;
+            this.batchSize =
+                    Require.setOnce("batchSize", batchSize, Require.within("batchSize", n, 1, DelayQueue.MAX_CLAIM));
             return this;
         }
 
@@ -1095,12 +365,10 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
          * @throws IllegalStateException when already set
          */
         public Builder<T> fallbackPoll(Duration interval) {
-            once(fallbackPoll, "fallbackPoll");
-            Objects.requireNonNull(interval, "fallbackPoll cannot be null");
-            if (interval.compareTo(Duration.ofMillis(1)) < 0 || interval.compareTo(Duration.ofHours(1)) > 0) {
-                throw new IllegalArgumentException("fallbackPoll must be within [1 ms, 1 h], got " + interval);
-            }
-            this.fallbackPoll = interval;
+            this.fallbackPoll = Require.setOnce(
+                    "fallbackPoll",
+                    fallbackPoll,
+                    Require.within("fallbackPoll", interval, Duration.ofMillis(1), Duration.ofHours(1)));
             return this;
         }
 
@@ -1113,12 +381,8 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
          * @throws IllegalStateException when already set
          */
         Builder<T> ackDelay(Duration delay) {
-            once(ackDelay, "ackDelay");
-            Objects.requireNonNull(delay, "ackDelay cannot be null");
-            if (delay.isNegative() || delay.compareTo(Duration.ofHours(1)) > 0) {
-                throw new IllegalArgumentException("ackDelay must be within [0, 1 h], got " + delay);
-            }
-            this.ackDelay = delay;
+            this.ackDelay = Require.setOnce(
+                    "ackDelay", ackDelay, Require.within("ackDelay", delay, Duration.ZERO, Duration.ofHours(1)));
             return this;
         }
 
@@ -1130,9 +394,7 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
          * @throws IllegalStateException when already set
          */
         public Builder<T> allowEvictionPolicy(boolean allow) {
-            once(allowEvictionPolicyValue, "allowEvictionPolicy");
-            this.allowEvictionPolicyValue = allow;
-            this.allowEvictionPolicy = allow;
+            this.allowEvictionPolicy = Require.setOnce("allowEvictionPolicy", allowEvictionPolicy, allow);
             return this;
         }
 
@@ -1147,12 +409,8 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
          * @throws IllegalStateException when already set
          */
         public Builder<T> maxHandlerTime(Duration limit) {
-            once(maxHandlerTime, "maxHandlerTime");
-            Objects.requireNonNull(limit, "maxHandlerTime cannot be null");
-            if (limit.isNegative() || limit.isZero()) {
-                throw new IllegalArgumentException("maxHandlerTime must be positive, got " + limit);
-            }
-            this.maxHandlerTime = limit;
+            this.maxHandlerTime =
+                    Require.setOnce("maxHandlerTime", maxHandlerTime, Require.positive("maxHandlerTime", limit));
             return this;
         }
 
@@ -1164,9 +422,7 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
          * @throws IllegalStateException when already set
          */
         public Builder<T> interruptOnClaimLost(boolean interrupt) {
-            once(interruptOnClaimLostValue, "interruptOnClaimLost");
-            this.interruptOnClaimLostValue = interrupt;
-            this.interruptOnClaimLost = interrupt;
+            this.interruptOnClaimLost = Require.setOnce("interruptOnClaimLost", interruptOnClaimLost, interrupt);
             return this;
         }
 
@@ -1176,25 +432,7 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
          * @throws UnsupportedOperationException when virtual threads are asked for on Java older than 21
          */
         public DelayQueueWorker<T> build() {
-            if (concurrency == 0) {
-                concurrency = 1;
-            }
-            if (virtualThreads == null) {
-                virtualThreads = false;
-            }
-            if (fallbackPoll == null) {
-                fallbackPoll = Duration.ofSeconds(1);
-            }
-            if (ackDelay == null) {
-                ackDelay = DEFAULT_ACK_DELAY;
-            }
-            return new DelayQueueWorker<>(this);
-        }
-
-        private static void once(Object current, String setting) {
-            if (current != null) {
-                throw new IllegalStateException(setting + " was already set to " + current);
-            }
+            return new DelayQueueWorker<>(this, Ticker.SYSTEM);
         }
     }
 }

@@ -30,13 +30,17 @@ public interface QueueListener {
 
     /**
      * A handler returned normally and the job is being acknowledged. {@code runTime} is the handler's own time;
-     * {@code lateness} is how long after its due time the handler started (start − due, never negative).
+     * {@code lateness} is how long after its due time the handler started (start − due, never negative; the due
+     * time is placed by the server clock of the claim, so client clock skew does not enter). Not told when the
+     * handler settled the job itself or its claim was lost.
      */
     default void onHandled(String queue, String jobId, Duration runTime, Duration lateness) {}
 
     /**
-     * A handler threw. {@code willRetry} tells whether the job was scheduled for another attempt
-     * ({@code false}: it was dead-lettered, and {@link #onDeadLettered} follows).
+     * A handler threw and the worker's nack was applied. {@code willRetry} tells whether the job was scheduled
+     * for another attempt ({@code false}: it was dead-lettered, and {@link #onDeadLettered} follows). Not told
+     * when the claim was lost, when {@code close()} interrupted the handler (the job is given back), or when the
+     * nack could not be sent (the job comes back after its visibility timeout).
      */
     default void onFailed(String queue, String jobId, int attempt, Throwable error, boolean willRetry) {}
 

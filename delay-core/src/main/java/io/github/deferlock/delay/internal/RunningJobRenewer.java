@@ -8,7 +8,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,7 +46,7 @@ public final class RunningJobRenewer<J> implements AutoCloseable {
     private final Renewal<J> renewal;
     private final Predicate<J> onLost;
     private final boolean interruptOnLost;
-    private final LongSupplier nanoTime;
+    private final Ticker nanoTime;
     private final Set<Registration<J>> running = ConcurrentHashMap.newKeySet();
     private final Object tickLock = new Object();
     private volatile ScheduledExecutorService scheduler;
@@ -63,7 +62,7 @@ public final class RunningJobRenewer<J> implements AutoCloseable {
      * @param onLost told once about each job whose renewal was refused; returns false when that is no loss (the
      *     run settled the job itself), true to go on and interrupt the run's thread when asked for
      * @param interruptOnLost interrupt the thread of a run whose renewal was refused
-     * @param nanoTime the clock, {@code System::nanoTime} outside tests
+     * @param nanoTime the clock, {@link Ticker#SYSTEM} outside tests
      */
     public RunningJobRenewer(
             String name,
@@ -72,7 +71,7 @@ public final class RunningJobRenewer<J> implements AutoCloseable {
             Renewal<J> renewal,
             Predicate<J> onLost,
             boolean interruptOnLost,
-            LongSupplier nanoTime) {
+            Ticker nanoTime) {
         this.name = Objects.requireNonNull(name, "name cannot be null");
         this.periodNanos = Math.max(1, period.toNanos());
         this.maxRunNanos = maxRun == null ? Long.MAX_VALUE : maxRun.toNanos();
@@ -101,7 +100,7 @@ public final class RunningJobRenewer<J> implements AutoCloseable {
      * for; may be null), from now.
      */
     public Registration<J> register(J job, Thread thread) {
-        Registration<J> r = new Registration<>(job, thread, nanoTime.getAsLong());
+        Registration<J> r = new Registration<>(job, thread, nanoTime.read());
         running.add(r);
         return r;
     }
@@ -129,7 +128,7 @@ public final class RunningJobRenewer<J> implements AutoCloseable {
      */
     public int tick() {
         synchronized (tickLock) {
-            long now = nanoTime.getAsLong();
+            long now = nanoTime.read();
             List<Registration<J>> batch = new ArrayList<>(running.size());
             for (Registration<J> r : running) {
                 if (now - r.startedNanos >= maxRunNanos) {

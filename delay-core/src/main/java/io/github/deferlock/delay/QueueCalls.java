@@ -1,0 +1,82 @@
+package io.github.deferlock.delay;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The Redis calls a {@link DelayQueueWorker} makes, each one script call through the queue's package-private
+ * hooks. The worker's mechanisms see the queue only through this, so their unit tests run without Redis.
+ *
+ * @param <T> the payload type
+ */
+interface QueueCalls<T> {
+
+    /** The queue's name, for log lines and events. */
+    String name();
+
+    /** Claims up to {@code max} jobs, acking {@code acks} in the same call; see {@link DelayQueue#claimBatch}. */
+    ClaimBatch<T> claim(int max, List<Job<T>> acks, String token);
+
+    /** A fresh token naming one claim call (a resend reuses it). */
+    String newToken();
+
+    /** Acks jobs, one result per job; too few replicas is logged, not thrown. */
+    List<Boolean> ackAll(List<Job<T>> jobs);
+
+    /** Acks one job; false when its receipt is stale. */
+    boolean ack(Job<T> job);
+
+    /** Reports a failed run with the queue's backoff; false when the receipt is stale. */
+    boolean nack(Job<T> job, String error);
+
+    /** Returns a claimed job to due now, its attempt not counted; false when the receipt is stale. */
+    boolean giveBack(Job<T> job);
+
+    /** Renews the visibility of running jobs, one result per job: false when refused. */
+    List<Boolean> extendAll(List<Job<T>> jobs);
+
+    /** The calls of a real queue. */
+    static <T> QueueCalls<T> of(DelayQueue<T> queue) {
+        return new QueueCalls<>() {
+            @Override
+            public String name() {
+                return queue.name();
+            }
+
+            @Override
+            public ClaimBatch<T> claim(int max, List<Job<T>> acks, String token) {
+                return queue.claimBatch(max, acks, token);
+            }
+
+            @Override
+            public String newToken() {
+                return DelayQueue.newToken();
+            }
+
+            @Override
+            public List<Boolean> ackAll(List<Job<T>> jobs) {
+                return queue.ackAll(jobs, false);
+            }
+
+            @Override
+            public boolean ack(Job<T> job) {
+                return queue.ack(job);
+            }
+
+            @Override
+            public boolean nack(Job<T> job, String error) {
+                return queue.nack(job, error, null);
+            }
+
+            @Override
+            public boolean giveBack(Job<T> job) {
+                return queue.reschedule(job, Duration.ZERO, null);
+            }
+
+            @Override
+            public List<Boolean> extendAll(List<Job<T>> jobs) {
+                return queue.extendAll(jobs);
+            }
+        };
+    }
+}

@@ -1,0 +1,196 @@
+package io.github.deferlock.delay;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import redis.clients.jedis.exceptions.JedisException;
+
+/**
+ * Settles a worker's jobs in Redis (ack, nack, give back) and is the worker's one retry layer: a settlement
+ * that fails is tried {@value #TRIES} times in all, {@code 100 ms × failures} apart; then it is given up with
+ * one WARN and the job is redelivered after its visibility timeout. Acks sent in batches by the dispatcher
+ * count their failures with the same rule ({@link #tryAgain}). A settlement Redis refuses (a stale receipt) is
+ * one WARN and is not retried.
+ *
+ * <p>Which failures are worth another try is decided in one place, {@link #retryable(RuntimeException)}.
+ * Threadsafe (stateless apart from its collaborators).
+ *
+ * @param <T> the payload type
+ */
+final class Settler<T> {
+    private static final Logger LOG = LoggerFactory.getLogger(DelayQueueWorker.class);
+    /** Tries per settlement, the first included. */
+    static final int TRIES = 3;
+
+    /** How a settlement ended. */
+    enum Outcome {
+        /** Redis applied it. */
+        DONE,
+        /** Redis refused it: the receipt is stale. */
+        REFUSED,
+        /** Every try failed: the job will be redelivered after its visibility timeout. */
+        FAILED
+    }
+
+    /** Waits between tries; false when the waiting thread was interrupted (then no more tries). */
+    @FunctionalInterface
+    interface Pause {
+        /** The real one: {@link Thread#sleep(long)}, keeping the interrupt. */
+        Pause SLEEP = ms -> {
+            try {
+                Thread.sleep(ms);
+                return true;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        };
+
+        boolean pause(long millis);
+    }
+
+    private final QueueCalls<T> calls;
+    private final QueueListener listener;
+    private final Pause pause;
+
+    Settler(QueueCalls<T> calls, QueueListener listener, Pause pause) {
+        this.calls = calls;
+        this.listener = listener;
+        this.pause = pause;
+    }
+
+    /**
+     * The one classification of failures: true when a call that failed this way may succeed if sent again
+     * (Redis or the connection to it failed). Other exceptions are bugs: sending again would not help.
+     */
+    static boolean retryable(RuntimeException e) {
+        return e instanceof DelayQueueException || e instanceof JedisException;
+    }
+
+    /** True when a settlement that failed {@code failures} times, the last with {@code e}, is tried again. */
+    static boolean tryAgain(RuntimeException e, int failures) {
+        return failures < TRIES && retryable(e);
+    }
+
+    /** The pause before the next try after {@code failures} failures. */
+    static long pauseMillis(int failures) {
+        return 100L * failures;
+    }
+
+    /** Runs {@code action} (true: applied, false: refused) with the retries above; {@code what} names it. */
+    Outcome settle(Job<T> job, BooleanSupplier action, String what) {
+        for (int failures = 0; ; ) {
+            try {
+                if (action.getAsBoolean()) {
+                    return Outcome.DONE;
+                }
+                refused(job, what);
+                return Outcome.REFUSED;
+            } catch (RuntimeException e) {
+                failures++;
+                if (!tryAgain(e, failures) || !pause.pause(pauseMillis(failures))) {
+                    gaveUp(job, what, e);
+                    return Outcome.FAILED;
+                }
+            }
+        }
+    }
+
+    /** Returns a claimed job to due without spending an attempt, and tells the listener when it went back. */
+    Outcome giveBack(Job<T> job, String what) {
+        Outcome o = settle(job, () -> calls.giveBack(job), what);
+        if (o == Outcome.DONE) {
+            listener.onGivenBack(calls.name(), job.id());
+        }
+        return o;
+    }
+
+    /** Acks one job now. */
+    Outcome ack(Job<T> job) {
+        return settle(job, () -> calls.ack(job), "ack");
+    }
+
+    /** Nacks a job with the queue's backoff (or dead-letters it when it used its attempts). */
+    Outcome nack(Job<T> job, String error) {
+        return settle(job, () -> calls.nack(job, error), "nack");
+    }
+
+    /**
+     * Sends pending acks in this thread, in calls of {@link DelayQueue#MAX_ACKS}, each call tried as a
+     * settlement is.
+     */
+    void sendAcks(List<PendingAck<T>> pending) {
+        for (int from = 0; from < pending.size(); from += DelayQueue.MAX_ACKS) {
+            List<PendingAck<T>> chunk = pending.subList(from, Math.min(pending.size(), from + DelayQueue.MAX_ACKS));
+            for (; ; ) {
+                try {
+                    report(chunk, calls.ackAll(jobsOf(chunk)));
+                    break;
+                } catch (RuntimeException e) {
+                    int failures = 0;
+                    for (PendingAck<T> a : chunk) {
+                        failures = Math.max(failures, ++a.failures);
+                    }
+                    if (!tryAgain(e, failures) || !pause.pause(pauseMillis(failures))) {
+                        chunk.forEach(a -> gaveUp(a.job, "ack", e));
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
+    /** Reports each ack's result on its own, as {@link #settle} does for one. */
+    void report(List<PendingAck<T>> sent, List<Boolean> results) {
+        for (int i = 0; i < sent.size(); i++) {
+            Job<T> job = sent.get(i).job;
+            job.markSettled();
+            if (i < results.size() && !results.get(i)) {
+                refused(job, "ack");
+            }
+        }
+    }
+
+    static <T> List<Job<T>> jobsOf(List<PendingAck<T>> pending) {
+        List<Job<T>> jobs = new ArrayList<>(pending.size());
+        for (PendingAck<T> a : pending) {
+            jobs.add(a.job);
+        }
+        return jobs;
+    }
+
+    void refused(Job<T> job, String what) {
+        LOG.warn(
+                "queue '{}': {} of job {} refused: its visibility timeout expired and it will be or was redelivered",
+                calls.name(),
+                what,
+                job.id());
+    }
+
+    void gaveUp(Job<T> job, String what, RuntimeException e) {
+        LOG.warn(
+                "queue '{}': {} of job {} failed, it will be redelivered: {}",
+                calls.name(),
+                what,
+                job.id(),
+                e.toString());
+    }
+
+    /**
+     * A finished job whose ack was not sent yet.
+     *
+     * @param <T> the payload type
+     */
+    static final class PendingAck<T> {
+        final Job<T> job;
+        final long since;
+        int failures;
+
+        PendingAck(Job<T> job, long since) {
+            this.job = job;
+            this.since = since;
+        }
+    }
+}
