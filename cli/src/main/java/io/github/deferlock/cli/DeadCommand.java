@@ -25,11 +25,13 @@ final class DeadCommand {
             @Parameters(paramLabel = "NAME", description = "the queue name") String name,
             @Option(
                             names = "--offset",
+                            paramLabel = "N",
                             defaultValue = "0",
                             description = "skip this many of the oldest (default: ${DEFAULT-VALUE})")
                     long offset,
             @Option(
                             names = "--limit",
+                            paramLabel = "N",
                             defaultValue = "20",
                             description = "show at most this many, 1 to " + Inspector.MAX_PAGE
                                     + " (default: ${DEFAULT-VALUE})")

@@ -24,6 +24,7 @@ final class LocksCommand {
             @Parameters(paramLabel = "PREFIX", description = "the RedisLocks key prefix, e.g. lock:") String prefix,
             @picocli.CommandLine.Option(
                             names = "--limit",
+                            paramLabel = "N",
                             defaultValue = "100",
                             description = "show at most this many, 1 to " + Inspector.MAX_LOCKS
                                     + " (default: ${DEFAULT-VALUE})")

@@ -106,6 +106,12 @@ public final class Main implements Callable<Integer> {
                     .setOut(out)
                     .setErr(err)
                     .setCaseInsensitiveEnumValuesAllowed(true)
+                    .setParameterExceptionHandler((e, args1) -> {
+                        err.println("deferlock: " + Text.safe(e.getMessage()));
+                        err.println(
+                                "Run '" + e.getCommandLine().getCommandSpec().qualifiedName() + " --help' for usage.");
+                        return ExitCode.USAGE;
+                    })
                     .setExecutionExceptionHandler((e, cmd, parsed) -> failed(e, err));
             int code = cli.execute(args);
             out.flush();

@@ -28,7 +28,7 @@ final class Text {
                             || type == Character.SURROGATE
                             || type == Character.LINE_SEPARATOR
                             || type == Character.PARAGRAPH_SEPARATOR) {
-                        b.append(String.format("\\u%04x", c));
+                        b.append(String.format("\\u%04X", c));
                     } else {
                         b.appendCodePoint(c);
                     }
