@@ -66,9 +66,6 @@ public final class Inspector {
     /** The most locks one {@link #locks} call returns. */
     public static final int MAX_LOCKS = 10_000;
 
-    /** Room for an envelope's header (sequence, state, attempts, receipt, due time) before its payload. */
-    private static final int ENVELOPE_HEADER_ROOM = 80;
-
     private final UnifiedJedis redis;
     private final Duration staleAfter;
     private final int previewBytes;
@@ -227,20 +224,16 @@ public final class Inspector {
                 () -> DEAD_PAGE.run(
                         redis,
                         List.of(bytes(p + "dead"), bytes(p + "jobs"), bytes(p + "errors")),
-                        List.of(num(offset), num(limit), num(ENVELOPE_HEADER_ROOM + previewBytes))));
+                        List.of(num(offset), num(limit), num(previewBytes))));
         List<DeadLetterView> items = new ArrayList<>();
-        for (int i = 1; i + 4 < r.size(); i += 5) {
+        for (int i = 1; i + 5 < r.size(); i += 6) {
             String id = text(r.get(i));
-            long length = (Long) r.get(i + 1);
-            byte[] start = (byte[]) r.get(i + 2);
-            String error = text(r.get(i + 3));
-            Instant died = Instant.ofEpochMilli((Long) r.get(i + 4));
-            if (start.length == 0) { // the envelope vanished: not a consistent dead letter, show what there is
-                items.add(new DeadLetterView(id, 0, error, died, new PayloadPreview("", 0, false)));
-                continue;
-            }
-            EnvelopeText env = EnvelopeText.parse(start, length);
-            items.add(new DeadLetterView(id, env.attempts(), error, died, preview(env)));
+            byte[] head = (byte[]) r.get(i + 1);
+            String error = text(r.get(i + 4));
+            Instant died = Instant.ofEpochMilli((Long) r.get(i + 5));
+            int attempts = head.length == 0 ? 0 : EnvelopeText.parse(head).attempts(); // empty: envelope gone
+            items.add(
+                    new DeadLetterView(id, attempts, error, died, preview((byte[]) r.get(i + 2), (Long) r.get(i + 3))));
         }
         return new DeadLetterPage(queue, (Long) r.get(0), offset, items);
     }
@@ -262,13 +255,10 @@ public final class Inspector {
         String p = queuePrefix(queue);
         List<?> r = (List<?>) call(
                 "read job '" + id + "' of queue '" + queue + "'",
-                () -> ENVELOPE_START.run(
-                        redis,
-                        List.of(bytes(p + "jobs")),
-                        List.of(bytes(id), num(ENVELOPE_HEADER_ROOM + previewBytes))));
+                () -> ENVELOPE_START.run(redis, List.of(bytes(p + "jobs")), List.of(bytes(id), num(previewBytes))));
         PayloadPreview payload = r.isEmpty()
                 ? new PayloadPreview("", 0, false) // acked or cancelled between the two reads
-                : preview(EnvelopeText.parse((byte[]) r.get(1), (Long) r.get(0)));
+                : preview((byte[]) r.get(1), (Long) r.get(2));
         JobInfo j = info.get();
         // TODO(issue 17): show j.headers() once delay-core's JobInfo has them (branch delayarch)
         return Optional.of(new JobView(
@@ -284,10 +274,9 @@ public final class Inspector {
                 payload));
     }
 
-    private PayloadPreview preview(EnvelopeText env) {
-        String text = Utf8.prefix(env.payloadStart(), previewBytes);
-        return new PayloadPreview(
-                text, env.payloadBytes(), text.getBytes(StandardCharsets.UTF_8).length < env.payloadBytes());
+    private PayloadPreview preview(byte[] start, long totalBytes) {
+        String text = Utf8.prefix(start, previewBytes);
+        return new PayloadPreview(text, totalBytes, text.getBytes(StandardCharsets.UTF_8).length < totalBytes);
     }
 
     // ---------------------------------------------------------------- actions
@@ -375,8 +364,10 @@ public final class Inspector {
     // ---------------------------------------------------------------- locks
 
     /**
-     * The locks under {@code prefix} (found with {@code SCAN}, on every master of a cluster), sorted by name.
-     * Keys that vanish between the scan and the read are left out.
+     * The held locks under {@code prefix} (found with {@code SCAN}, on every master of a cluster), sorted by
+     * name. The scan stops once more than {@code limit} are found, so when {@link LockPage#more()} is true the
+     * page holds the first ones the scan met, not the first by name. Keys that vanish between the scan and the
+     * read are left out.
      *
      * @param limit how many locks at most, within [1, {@value #MAX_LOCKS}]
      * @throws IllegalArgumentException when the prefix holds a brace or the limit is out of range
