@@ -4,13 +4,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.github.deferlock.delay.DelayQueue;
 import io.github.deferlock.delay.JobInfo;
 import io.github.deferlock.inspect.internal.EnvelopeText;
+import io.github.deferlock.inspect.internal.InspectLua;
 import io.github.deferlock.inspect.internal.LockKeys;
-import io.github.deferlock.inspect.internal.LuaScript;
 import io.github.deferlock.inspect.internal.Utf8;
 import io.github.deferlock.redis.internal.Names;
 import io.github.deferlock.redis.internal.QueueKeyspace;
 import io.github.deferlock.redis.internal.Registry;
 import io.github.deferlock.redis.internal.Require;
+import io.github.deferlock.redis.internal.Script;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -52,12 +53,12 @@ import redis.clients.jedis.exceptions.JedisException;
 public final class Inspector {
     private static final Logger LOG = LoggerFactory.getLogger(Inspector.class);
 
-    private static final LuaScript STATS = LuaScript.load("stats");
-    private static final LuaScript DEAD_PAGE = LuaScript.load("dead_page");
-    private static final LuaScript ENVELOPE_START = LuaScript.load("envelope_start");
-    private static final LuaScript PURGE_IDS = LuaScript.load("purge_ids");
-    private static final LuaScript LOCK_INFO = LuaScript.load("lock_info");
-    private static final LuaScript REGISTRY_CLEAN = LuaScript.load("registry_clean");
+    private static final Script STATS = InspectLua.load("stats");
+    private static final Script DEAD_PAGE = InspectLua.load("dead_page");
+    private static final Script ENVELOPE_START = InspectLua.load("envelope_start");
+    private static final Script PURGE_IDS = InspectLua.load("purge_ids");
+    private static final Script LOCK_INFO = InspectLua.load("lock_info");
+    private static final Script REGISTRY_CLEAN = InspectLua.load("registry_clean");
 
     /** The largest page of dead letters. */
     public static final int MAX_PAGE = 1000;
