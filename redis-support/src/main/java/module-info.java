@@ -13,5 +13,6 @@ module io.github.deferlock.redis {
             io.github.deferlock.delay,
             io.github.deferlock.conflict,
             io.github.deferlock.streams,
-            io.github.deferlock.rabbitmq;
+            io.github.deferlock.rabbitmq,
+            io.github.deferlock.inspect;
 }

@@ -97,6 +97,8 @@ public final class DelayQueue<T> {
     private final QueueScripts scripts;
     private final PayloadCodec<T> codec;
     private final DeadLetters deadLetters;
+    final io.github.deferlock.redis.internal.RegistryBeacon beacon =
+            io.github.deferlock.redis.internal.RegistryBeacon.queue(); // its workers announce it (docs/names.md)
 
     private DelayQueue(QueueConfig config) {
         this.config = config;

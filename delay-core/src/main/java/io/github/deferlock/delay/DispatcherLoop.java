@@ -189,6 +189,7 @@ final class DispatcherLoop<T> {
 
     /** One round: acts (give back, ack, claim) or sleeps. False when the loop must end. */
     boolean step() {
+        calls.heartbeat();
         int n;
         boolean claim;
         List<PendingAck<T>> sending;

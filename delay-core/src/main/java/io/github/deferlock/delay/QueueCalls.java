@@ -35,12 +35,20 @@ interface QueueCalls<T> {
     /** Renews the visibility of running jobs, one result per job: false when refused. */
     List<Boolean> extendAll(List<Job<T>> jobs);
 
+    /** Refreshes the queue's registry entry (rate-limited; a failed write is ignored). */
+    default void heartbeat() {}
+
     /** The calls of a real queue. */
     static <T> QueueCalls<T> of(DelayQueue<T> queue) {
         return new QueueCalls<>() {
             @Override
             public String name() {
                 return queue.name();
+            }
+
+            @Override
+            public void heartbeat() {
+                queue.beacon.touch(queue.redis(), queue.name()); // the registry entry, at most every 30 s
             }
 
             @Override

@@ -1,5 +1,6 @@
 package io.github.deferlock.lock;
 
+import io.github.deferlock.lock.internal.AnnouncingListener;
 import io.github.deferlock.lock.internal.LockConfig;
 import io.github.deferlock.lock.internal.LockEngine;
 import io.github.deferlock.lock.internal.RedisLock;
@@ -169,7 +170,9 @@ public final class RedisLocks implements AutoCloseable {
          * Builds the entry object; the builder may be reused. Reads the server's eviction settings once
          * ({@code INFO memory}) and logs a WARN when Redis may evict lock keys ({@code maxmemory} set and a
          * {@code maxmemory-policy} other than {@code noeviction}); it never fails on what it finds or when
-         * the server cannot answer.
+         * the server cannot answer. Announces the key prefix in the registry the ops tools read ({@code
+         * <prefix>registry}, a hash; refreshed on acquisitions at most every 30 s; a failed write is ignored:
+         * docs/names.md).
          */
         public RedisLocks build() {
             LockConfig config = new LockConfig(
@@ -178,7 +181,10 @@ public final class RedisLocks implements AutoCloseable {
                     Require.orDefault(defaultLease, Duration.ofSeconds(30)),
                     Require.orDefault(watchdog, true),
                     Require.orDefault(clock, LockClock.system()),
-                    Require.orDefault(listener, LockListener.NONE),
+                    AnnouncingListener.announce(
+                            Require.orDefault(listener, LockListener.NONE),
+                            redis,
+                            Require.orDefault(keyPrefix, "lock:")),
                     Require.orDefault(replicas, 0),
                     Require.orDefault(replicaTimeout, Duration.ZERO));
             LockEngine engine = new LockEngine(config);

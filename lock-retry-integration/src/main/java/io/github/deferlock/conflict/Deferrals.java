@@ -6,6 +6,8 @@ import io.github.deferlock.delay.DelayQueue;
 import io.github.deferlock.delay.DelayQueueWorker;
 import io.github.deferlock.delay.Job;
 import io.github.deferlock.redis.internal.Names;
+import io.github.deferlock.redis.internal.Registry;
+import io.github.deferlock.redis.internal.RegistryBeacon;
 import io.github.deferlock.redis.internal.Require;
 import java.time.Duration;
 import java.util.Map;
@@ -138,6 +140,7 @@ public final class Deferrals implements AutoCloseable {
                 .allowEvictionPolicy(allowEvictionPolicy)
                 .build();
         workers.put(worker, Boolean.TRUE);
+        new RegistryBeacon(Registry.Kind.DEFERRALS).touch(redis, name); // the worker keeps it alive as a queue
         worker.start();
         return worker;
     }
