@@ -3,8 +3,12 @@
  * only to the modules that share it.
  */
 module io.github.deferlock.redis {
+    requires transitive redis.clients.jedis;
+    requires org.slf4j;
+
     exports io.github.deferlock.redis.internal to
             io.github.deferlock.lock,
             io.github.deferlock.delay,
-            io.github.deferlock.conflict;
+            io.github.deferlock.conflict,
+            io.github.deferlock.inspect;
 }

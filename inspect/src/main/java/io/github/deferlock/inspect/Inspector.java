@@ -1,0 +1,562 @@
+package io.github.deferlock.inspect;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.github.deferlock.delay.DelayQueue;
+import io.github.deferlock.delay.JobInfo;
+import io.github.deferlock.inspect.internal.EnvelopeText;
+import io.github.deferlock.inspect.internal.LockKeys;
+import io.github.deferlock.inspect.internal.LuaScript;
+import io.github.deferlock.inspect.internal.Utf8;
+import io.github.deferlock.redis.internal.Names;
+import io.github.deferlock.redis.internal.QueueKeyspace;
+import io.github.deferlock.redis.internal.Registry;
+import io.github.deferlock.redis.internal.Require;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import redis.clients.jedis.ScanIteration;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisException;
+
+/**
+ * The read model and the safe actions of the ops tools (the {@code deferlock} command-line tool and the
+ * dashboard): which queues, deferral queues and lock prefixes exist (from the registry, without {@code SCAN}),
+ * a queue's counts, its dead letters page by page, one job, the locks under a prefix, and actions that name
+ * what they touch — requeue or purge the given dead-letter ids, cancel a job — plus requeue-all, which
+ * returns how many it moved.
+ *
+ * <pre>{@code
+ * Inspector inspector = Inspector.builder(redis).build();
+ * for (RegistryEntry e : inspector.registered()) { ... }
+ * QueueStats stats = inspector.queueStats("emails");
+ * }</pre>
+ *
+ * <p>Works on standalone, Sentinel and Cluster clients (every queue call is single-slot). Reading needs
+ * {@code ~deferlock:*} (and {@code ~<lock prefix>*} for locks); the actions need write access to the same.
+ * Payloads and error texts are returned as stored: they are attacker input, and a page or terminal must
+ * escape them. Threadsafe; it holds no connection and does not close the client.
+ */
+public final class Inspector {
+    private static final Logger LOG = LoggerFactory.getLogger(Inspector.class);
+
+    private static final LuaScript STATS = LuaScript.load("stats");
+    private static final LuaScript DEAD_PAGE = LuaScript.load("dead_page");
+    private static final LuaScript ENVELOPE_START = LuaScript.load("envelope_start");
+    private static final LuaScript PURGE_IDS = LuaScript.load("purge_ids");
+    private static final LuaScript LOCK_INFO = LuaScript.load("lock_info");
+    private static final LuaScript REGISTRY_CLEAN = LuaScript.load("registry_clean");
+
+    /** The largest page of dead letters. */
+    public static final int MAX_PAGE = 1000;
+    /** The most ids one requeue or purge call takes. */
+    public static final int MAX_IDS = 500;
+    /** The most locks one {@link #locks} call returns. */
+    public static final int MAX_LOCKS = 10_000;
+
+    /** Room for an envelope's header (sequence, state, attempts, receipt, due time) before its payload. */
+    private static final int ENVELOPE_HEADER_ROOM = 80;
+
+    private final UnifiedJedis redis;
+    private final Duration staleAfter;
+    private final int previewBytes;
+    private final List<String> lockPrefixes;
+    private final Clock clock;
+
+    private Inspector(Builder b) {
+        this.redis = b.redis;
+        this.staleAfter = Require.orDefault(b.staleAfter, Builder.DEFAULT_STALE_AFTER);
+        this.previewBytes = b.previewBytes != null ? b.previewBytes : Builder.DEFAULT_PREVIEW_BYTES;
+        Set<String> prefixes = new LinkedHashSet<>();
+        prefixes.add(Builder.DEFAULT_LOCK_PREFIX);
+        prefixes.addAll(b.lockPrefixes);
+        this.lockPrefixes = List.copyOf(prefixes);
+        this.clock = Require.orDefault(b.clock, Clock.systemUTC());
+    }
+
+    /**
+     * Starts a builder.
+     *
+     * @param redis the client (standalone, Sentinel or Cluster); the inspector does not close it
+     * @throws NullPointerException when {@code redis} is null
+     */
+    public static Builder builder(UnifiedJedis redis) {
+        return new Builder(redis);
+    }
+
+    // ---------------------------------------------------------------- registry
+
+    /**
+     * Everything that announced itself and was seen within the staleness limit: queues and deferral queues
+     * from {@code deferlock:registry}, lock prefixes from {@code <prefix>registry} of {@code lock:} and of the
+     * prefixes given to the builder. Sorted by kind, then name. Entries older than the limit are left out and
+     * deleted (unless refreshed meanwhile; a reader without write access just leaves them). A queue that is
+     * both a queue and a deferral queue is listed once, as {@link EntryKind#DEFERRALS}.
+     *
+     * @throws InspectException when Redis fails
+     */
+    public List<RegistryEntry> registered() {
+        long now = clock.millis();
+        long oldest = now - staleAfter.toMillis();
+        Map<String, RegistryEntry> live = new TreeMap<>();
+        List<String> keys = new ArrayList<>();
+        keys.add(Registry.QUEUE_REGISTRY);
+        for (String p : lockPrefixes) {
+            keys.add(Registry.lockRegistry(p));
+        }
+        for (String key : keys) {
+            Map<byte[], byte[]> all = call("read the registry " + key, () -> redis.hgetAll(bytes(key)));
+            List<byte[]> stale = new ArrayList<>();
+            for (Map.Entry<byte[], byte[]> f : all.entrySet()) {
+                Optional<Registry.Entry> parsed = Registry.parse(f.getKey(), f.getValue());
+                if (parsed.isEmpty()) {
+                    continue;
+                }
+                Registry.Entry e = parsed.get();
+                if (e.lastSeenMillis() < oldest) {
+                    stale.add(f.getKey());
+                    stale.add(f.getValue());
+                    continue;
+                }
+                EntryKind kind = kindOf(e.kind());
+                String id = (kind == EntryKind.LOCK_PREFIX ? "1" : "0") + e.name();
+                RegistryEntry entry = new RegistryEntry(kind, e.name(), Instant.ofEpochMilli(e.lastSeenMillis()));
+                live.merge(id, entry, Inspector::merge);
+            }
+            if (!stale.isEmpty()) {
+                clean(key, stale);
+            }
+        }
+        List<RegistryEntry> out = new ArrayList<>(live.values());
+        out.sort(Comparator.comparing(RegistryEntry::kind).thenComparing(RegistryEntry::name));
+        return out;
+    }
+
+    private static RegistryEntry merge(RegistryEntry a, RegistryEntry b) {
+        EntryKind kind =
+                a.kind() == EntryKind.DEFERRALS || b.kind() == EntryKind.DEFERRALS ? EntryKind.DEFERRALS : a.kind();
+        Instant seen = a.lastSeen().isAfter(b.lastSeen()) ? a.lastSeen() : b.lastSeen();
+        return new RegistryEntry(kind, a.name(), seen);
+    }
+
+    private void clean(String key, List<byte[]> fieldsAndValues) {
+        try {
+            REGISTRY_CLEAN.run(redis, List.of(bytes(key)), fieldsAndValues);
+        } catch (JedisException e) {
+            LOG.debug("could not delete stale registry entries of {}", key, e);
+        }
+    }
+
+    private static EntryKind kindOf(Registry.Kind kind) {
+        return switch (kind) {
+            case QUEUE -> EntryKind.QUEUE;
+            case DEFERRALS -> EntryKind.DEFERRALS;
+            case LOCK_PREFIX -> EntryKind.LOCK_PREFIX;
+        };
+    }
+
+    // ---------------------------------------------------------------- queues
+
+    /**
+     * One queue's counts, in one script call. A queue that does not exist has all counts zero.
+     *
+     * @throws IllegalArgumentException when {@code queue} is not a valid queue name (docs/names.md)
+     * @throws InspectException when Redis fails
+     */
+    public QueueStats queueStats(String queue) {
+        String p = queuePrefix(queue);
+        List<?> r = (List<?>) call(
+                "read the stats of queue '" + queue + "'",
+                () -> STATS.run(redis, List.of(bytes(p + "due"), bytes(p + "inflight"), bytes(p + "dead")), List.of()));
+        long now = (Long) r.get(0);
+        long head = (Long) r.get(5);
+        Duration age = head >= 0 && head < now ? Duration.ofMillis(now - head) : Duration.ZERO;
+        return new QueueStats(
+                queue,
+                (Long) r.get(1),
+                (Long) r.get(2),
+                (Long) r.get(3),
+                (Long) r.get(4),
+                age,
+                Instant.ofEpochMilli(now));
+    }
+
+    /**
+     * A page of a queue's dead letters, oldest first.
+     *
+     * @param offset how many of the oldest to skip, at least 0
+     * @param limit how many at most, within [1, {@value #MAX_PAGE}]
+     * @throws IllegalArgumentException when the queue name, offset or limit is invalid
+     * @throws InspectException when Redis fails
+     */
+    public DeadLetterPage deadLetters(String queue, long offset, int limit) {
+        String p = queuePrefix(queue);
+        Require.atLeast("offset", offset, 0);
+        Require.within("limit", limit, 1, MAX_PAGE);
+        List<?> r = (List<?>) call(
+                "read the dead letters of queue '" + queue + "'",
+                () -> DEAD_PAGE.run(
+                        redis,
+                        List.of(bytes(p + "dead"), bytes(p + "jobs"), bytes(p + "errors")),
+                        List.of(num(offset), num(limit), num(ENVELOPE_HEADER_ROOM + previewBytes))));
+        List<DeadLetterView> items = new ArrayList<>();
+        for (int i = 1; i + 4 < r.size(); i += 5) {
+            String id = text(r.get(i));
+            long length = (Long) r.get(i + 1);
+            byte[] start = (byte[]) r.get(i + 2);
+            String error = text(r.get(i + 3));
+            Instant died = Instant.ofEpochMilli((Long) r.get(i + 4));
+            if (start.length == 0) { // the envelope vanished: not a consistent dead letter, show what there is
+                items.add(new DeadLetterView(id, 0, error, died, new PayloadPreview("", 0, false)));
+                continue;
+            }
+            EnvelopeText env = EnvelopeText.parse(start, length);
+            items.add(new DeadLetterView(id, env.attempts(), error, died, preview(env)));
+        }
+        return new DeadLetterPage(queue, (Long) r.get(0), offset, items);
+    }
+
+    /**
+     * One job: its state, attempts, times and last error from {@link DelayQueue#get(String)}, and the start
+     * of its payload.
+     *
+     * @return the job, or empty when the queue has no job with this id
+     * @throws IllegalArgumentException when the queue name or id is invalid (docs/names.md)
+     * @throws InspectException when Redis fails
+     */
+    public Optional<JobView> job(String queue, String id) {
+        DelayQueue<JsonNode> q = queue(queue);
+        Optional<JobInfo> info = call("read job '" + id + "' of queue '" + queue + "'", () -> q.get(id));
+        if (info.isEmpty()) {
+            return Optional.empty();
+        }
+        String p = queuePrefix(queue);
+        List<?> r = (List<?>) call(
+                "read job '" + id + "' of queue '" + queue + "'",
+                () -> ENVELOPE_START.run(
+                        redis,
+                        List.of(bytes(p + "jobs")),
+                        List.of(bytes(id), num(ENVELOPE_HEADER_ROOM + previewBytes))));
+        PayloadPreview payload = r.isEmpty()
+                ? new PayloadPreview("", 0, false) // acked or cancelled between the two reads
+                : preview(EnvelopeText.parse((byte[]) r.get(1), (Long) r.get(0)));
+        JobInfo j = info.get();
+        // TODO(issue 17): show j.headers() once delay-core's JobInfo has them (branch delayarch)
+        return Optional.of(new JobView(
+                queue,
+                id,
+                j.state(),
+                j.attempts(),
+                j.dueAt(),
+                j.visibleUntil(),
+                j.diedAt(),
+                j.lastError(),
+                Map.of(),
+                payload));
+    }
+
+    private PayloadPreview preview(EnvelopeText env) {
+        String text = Utf8.prefix(env.payloadStart(), previewBytes);
+        return new PayloadPreview(
+                text, env.payloadBytes(), text.getBytes(StandardCharsets.UTF_8).length < env.payloadBytes());
+    }
+
+    // ---------------------------------------------------------------- actions
+
+    /**
+     * Moves the given dead letters, and only those, back to due now with their attempts reset.
+     *
+     * @param ids at most {@value #MAX_IDS} job ids
+     * @return which ids were requeued and which were not dead letters (or did not exist)
+     * @throws IllegalArgumentException when the queue name or an id is invalid, or there are too many ids
+     * @throws InspectException when Redis fails
+     */
+    public IdActionResult requeueDead(String queue, List<String> ids) {
+        DelayQueue<JsonNode> q = queue(queue);
+        checkIds(ids);
+        List<String> applied = new ArrayList<>();
+        List<String> notFound = new ArrayList<>();
+        for (String id : new LinkedHashSet<>(ids)) {
+            boolean moved = call("requeue dead letter '" + id + "' of queue '" + queue + "'", () -> q.requeueDead(id));
+            (moved ? applied : notFound).add(id);
+        }
+        return new IdActionResult(applied, notFound);
+    }
+
+    /**
+     * Deletes the given dead letters, and only those; a job that is not dead is left alone.
+     *
+     * @param ids at most {@value #MAX_IDS} job ids
+     * @return which ids were purged and which were not dead letters (or did not exist)
+     * @throws IllegalArgumentException when the queue name or an id is invalid, or there are too many ids
+     * @throws InspectException when Redis fails
+     */
+    public IdActionResult purgeDead(String queue, List<String> ids) {
+        String p = queuePrefix(queue);
+        checkIds(ids);
+        List<String> unique = List.copyOf(new LinkedHashSet<>(ids));
+        List<byte[]> args = new ArrayList<>(unique.size());
+        for (String id : unique) {
+            args.add(bytes(id));
+        }
+        List<?> r = (List<?>) call(
+                "purge dead letters of queue '" + queue + "'",
+                () -> PURGE_IDS.run(redis, List.of(bytes(p + "dead"), bytes(p + "jobs"), bytes(p + "errors")), args));
+        List<String> applied = new ArrayList<>();
+        List<String> notFound = new ArrayList<>();
+        for (int i = 0; i < unique.size(); i++) {
+            ((Long) r.get(i) == 1L ? applied : notFound).add(unique.get(i));
+        }
+        return new IdActionResult(applied, notFound);
+    }
+
+    /**
+     * Deletes one job in any state ({@link DelayQueue#cancel(String)}).
+     *
+     * @return true when the job existed
+     * @throws IllegalArgumentException when the queue name or id is invalid
+     * @throws InspectException when Redis fails
+     */
+    public boolean cancel(String queue, String id) {
+        DelayQueue<JsonNode> q = queue(queue);
+        return call("cancel job '" + id + "' of queue '" + queue + "'", () -> q.cancel(id));
+    }
+
+    /**
+     * Moves every dead letter of the queue back to due now ({@link DelayQueue#requeueAllDead()}). Callers that
+     * ask a person first should show {@link QueueStats#dead()} and have it confirmed.
+     *
+     * @return how many were moved
+     * @throws IllegalArgumentException when the queue name is invalid
+     * @throws InspectException when Redis fails
+     */
+    public long requeueAllDead(String queue) {
+        DelayQueue<JsonNode> q = queue(queue);
+        return call("requeue all dead letters of queue '" + queue + "'", q::requeueAllDead);
+    }
+
+    private static void checkIds(List<String> ids) {
+        Require.notNull("ids", ids);
+        Require.within("number of ids", ids.size(), 1, MAX_IDS);
+        for (String id : ids) {
+            Names.requireValid(Names.Kind.JOB_ID, Require.notNull("id", id));
+        }
+    }
+
+    // ---------------------------------------------------------------- locks
+
+    /**
+     * The locks under {@code prefix} (found with {@code SCAN}, on every master of a cluster), sorted by name.
+     * Keys that vanish between the scan and the read are left out.
+     *
+     * @param limit how many locks at most, within [1, {@value #MAX_LOCKS}]
+     * @throws IllegalArgumentException when the prefix holds a brace or the limit is out of range
+     * @throws InspectException when Redis fails
+     */
+    public LockPage locks(String prefix, int limit) {
+        checkPrefix(prefix);
+        Require.within("limit", limit, 1, MAX_LOCKS);
+        TreeMap<String, String> found = new TreeMap<>(); // name -> key
+        boolean more = call("scan the locks under '" + prefix + "'", () -> {
+            ScanIteration scan = redis.scanIteration(500, LockKeys.scanPattern(prefix), "string");
+            while (!scan.isIterationCompleted()) {
+                for (String key : scan.nextBatchList()) {
+                    Optional<String> name = LockKeys.nameOf(prefix, key);
+                    if (name.isPresent()) {
+                        found.put(name.get(), key);
+                        if (found.size() > limit) {
+                            return true;
+                        }
+                    }
+                }
+            }
+            return false;
+        });
+        List<LockView> locks = new ArrayList<>();
+        for (Map.Entry<String, String> e : found.entrySet()) {
+            if (locks.size() == limit) {
+                break;
+            }
+            LockView v = readLock(prefix, e.getKey(), e.getValue());
+            if (v.held()) {
+                locks.add(v);
+            }
+        }
+        return new LockPage(prefix, locks, more);
+    }
+
+    /**
+     * One lock by name: free or held, with its fencing counter.
+     *
+     * @return the lock, or empty when it is free and was never locked (no key, no counter)
+     * @throws IllegalArgumentException when the prefix holds a brace or the name is invalid (docs/names.md)
+     * @throws InspectException when Redis fails
+     */
+    public Optional<LockView> lock(String prefix, String name) {
+        checkPrefix(prefix);
+        Require.notNull("name", name);
+        LockView v = readLock(prefix, name, LockKeys.lockKey(prefix, name));
+        return v.held() || v.fencingCounter().isPresent() ? Optional.of(v) : Optional.empty();
+    }
+
+    private LockView readLock(String prefix, String name, String key) {
+        List<?> r = (List<?>) call(
+                "read lock '" + name + "' under '" + prefix + "'",
+                () -> LOCK_INFO.run(redis, List.of(bytes(key), bytes(LockKeys.fenceKey(key))), List.of()));
+        String type = text(r.get(0));
+        String value = text(r.get(1));
+        long pttl = (Long) r.get(2);
+        String fence = text(r.get(3));
+        OptionalLong counter = OptionalLong.empty();
+        try {
+            counter = fence.isEmpty() ? OptionalLong.empty() : OptionalLong.of(Long.parseLong(fence));
+        } catch (NumberFormatException e) {
+            LOG.debug("fencing counter of {} is not a number: {}", key, fence);
+        }
+        boolean held = "string".equals(type) && !value.isEmpty();
+        boolean waiters = held && value.endsWith("+");
+        String token = waiters ? value.substring(0, value.length() - 1) : value;
+        return new LockView(
+                prefix,
+                name,
+                key,
+                held ? Optional.of(token) : Optional.empty(),
+                held && pttl >= 0 ? Optional.of(Duration.ofMillis(pttl)) : Optional.empty(),
+                counter,
+                waiters);
+    }
+
+    private static void checkPrefix(String prefix) {
+        Require.notNull("prefix", prefix);
+        if (prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0) {
+            throw new IllegalArgumentException("prefix cannot contain '{' or '}': " + Names.show(prefix));
+        }
+    }
+
+    // ---------------------------------------------------------------- plumbing
+
+    private DelayQueue<JsonNode> queue(String name) {
+        return DelayQueue.builder(redis, name, JsonNode.class).build();
+    }
+
+    private static String queuePrefix(String queue) {
+        Names.requireValid(Names.Kind.QUEUE_NAME, Require.notNull("queue", queue));
+        return QueueKeyspace.prefix(queue);
+    }
+
+    private static <R> R call(String what, Supplier<R> body) {
+        try {
+            return body.get();
+        } catch (JedisException e) {
+            throw new InspectException("could not " + what + ": " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            if (e.getCause() instanceof JedisException j) { // DelayQueueException wraps the Jedis exception
+                throw new InspectException("could not " + what + ": " + j.getMessage(), e);
+            }
+            throw e;
+        }
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static byte[] num(long n) {
+        return Long.toString(n).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private static String text(Object reply) {
+        return reply == null ? "" : new String((byte[]) reply, StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public String toString() {
+        return "Inspector[staleAfter=" + staleAfter + ", lockPrefixes=" + lockPrefixes + "]";
+    }
+
+    /** Builds an {@link Inspector}. Not threadsafe; each setting may be set once. */
+    public static final class Builder {
+        /** Default staleness limit: entries not seen for a day drop out of {@link #registered()}. */
+        public static final Duration DEFAULT_STALE_AFTER = Duration.ofDays(1);
+        /** Default payload preview: 1,024 bytes. */
+        public static final int DEFAULT_PREVIEW_BYTES = 1024;
+        /** The lock prefix whose registry is always read. */
+        public static final String DEFAULT_LOCK_PREFIX = "lock:";
+
+        private final UnifiedJedis redis;
+        private Duration staleAfter;
+        private Integer previewBytes;
+        private final List<String> lockPrefixes = new ArrayList<>();
+        private Clock clock;
+
+        private Builder(UnifiedJedis redis) {
+            this.redis = Require.notNull("redis", redis);
+        }
+
+        /**
+         * How long a registry entry may go unrefreshed before it drops out (default 1 day). Running workers
+         * refresh every 30 s, so a queue whose workers all stopped stays visible this long.
+         *
+         * @throws IllegalArgumentException when not within [1 minute, 366 days]
+         * @throws IllegalStateException when already set
+         */
+        public Builder staleAfter(Duration staleAfter) {
+            Require.within("staleAfter", staleAfter, Duration.ofMinutes(1), Duration.ofDays(366));
+            this.staleAfter = Require.setOnce("staleAfter", this.staleAfter, staleAfter);
+            return this;
+        }
+
+        /**
+         * How many bytes of a payload to show at most (default 1,024).
+         *
+         * @throws IllegalArgumentException when not within [16, 1,048,576]
+         * @throws IllegalStateException when already set
+         */
+        public Builder payloadPreviewBytes(int bytes) {
+            Require.within("payloadPreviewBytes", bytes, 16, 1 << 20);
+            this.previewBytes = Require.setOnce("payloadPreviewBytes", this.previewBytes, bytes);
+            return this;
+        }
+
+        /**
+         * Lock prefixes besides {@code lock:} whose registry {@link #registered()} reads. May be called more
+         * than once; each call adds.
+         *
+         * @throws IllegalArgumentException when a prefix holds a brace
+         */
+        public Builder lockPrefixes(List<String> prefixes) {
+            for (String p : Require.notNull("prefixes", prefixes)) {
+                checkPrefix(p);
+                lockPrefixes.add(p);
+            }
+            return this;
+        }
+
+        /**
+         * The clock staleness is measured on (default the system clock).
+         *
+         * @throws IllegalStateException when already set
+         */
+        public Builder clock(Clock clock) {
+            this.clock = Require.setOnce("clock", this.clock, clock);
+            return this;
+        }
+
+        /** Builds the inspector. Nothing is sent to Redis. */
+        public Inspector build() {
+            return new Inspector(this);
+        }
+    }
+}
