@@ -3,9 +3,10 @@ package io.github.deferlock.dashboard;
 import io.github.deferlock.dashboard.internal.ActionGuard;
 import io.github.deferlock.dashboard.internal.Api;
 import io.github.deferlock.dashboard.internal.HttpError;
+import io.github.deferlock.dashboard.internal.QueueOverview;
 import io.github.deferlock.dashboard.internal.RateSampler;
-import io.github.deferlock.dashboard.internal.ReadModel;
 import io.github.deferlock.dashboard.internal.StaticFiles;
+import io.github.deferlock.inspect.Inspector;
 import io.github.deferlock.redis.internal.Require;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
@@ -52,27 +53,22 @@ public final class DashboardServlet extends HttpServlet {
     private static final String SECURITY_POLICY = "default-src 'self'; img-src 'self' data:; object-src 'none'; "
             + "base-uri 'none'; frame-ancestors 'none'; form-action 'self'";
 
-    private final ReadModel model;
+    private final QueueOverview overview;
     private final Duration refreshInterval;
     private final RateSampler sampler;
     private final Api api;
     private final StaticFiles files = new StaticFiles();
     private ScheduledExecutorService sampling;
 
-    private DashboardServlet(Builder b, ReadModel model) {
-        this.model = model;
+    private DashboardServlet(Builder b) {
+        Inspector inspector = b.inspector != null ? b.inspector : Inspector.builder(b.redis).build();
+        this.overview = new QueueOverview(inspector, b.redis);
         this.refreshInterval = Require.orDefault(b.refreshInterval, Duration.ofSeconds(2));
         Clock clock = Require.orDefault(b.clock, Clock.systemUTC());
         this.sampler = new RateSampler(Require.orDefault(b.history, Duration.ofMinutes(10)), refreshInterval, clock::millis);
         Consumer<ActionRecord> audit = Require.orDefault(b.auditLog, DashboardServlet::logAction);
         this.api = new Api(
-                model,
-                sampler,
-                new ActionGuard(b.actions),
-                audit,
-                clock,
-                refreshInterval.toMillis(),
-                Require.orDefault(b.payloadPreviewChars, 4000));
+                inspector, overview, sampler, new ActionGuard(b.actions), audit, clock, refreshInterval.toMillis());
     }
 
     /**
@@ -110,7 +106,7 @@ public final class DashboardServlet extends HttpServlet {
 
     private void sample() {
         try {
-            sampler.record(model.queues());
+            sampler.record(overview.counts());
         } catch (RuntimeException e) {
             log.warn("deferlock dashboard: sampling the queues failed: {}", e.toString());
         }
@@ -183,7 +179,7 @@ public final class DashboardServlet extends HttpServlet {
         private Duration refreshInterval;
         private Duration history;
         private Consumer<ActionRecord> auditLog;
-        private Integer payloadPreviewChars;
+        private Inspector inspector;
         private Clock clock;
 
         private Builder(UnifiedJedis redis) {
@@ -240,15 +236,15 @@ public final class DashboardServlet extends HttpServlet {
         }
 
         /**
-         * How many characters of a payload the job view shows (a dead-letter row shows a tenth, at least 40);
-         * default 4000.
+         * The inspector to read and act through, for its settings (lock prefixes besides {@code lock:}, how
+         * long registry entries live, payload preview size); default {@code Inspector.builder(redis).build()}.
+         * It must use the same Redis as this builder.
          *
-         * @throws IllegalArgumentException when not within [100, 1000000]
+         * @throws NullPointerException when {@code inspector} is null
          * @throws IllegalStateException when already set
          */
-        public Builder payloadPreviewChars(int chars) {
-            Require.within("payloadPreviewChars", chars, 100, 1_000_000);
-            this.payloadPreviewChars = Require.setOnce("payloadPreviewChars", payloadPreviewChars, chars);
+        public Builder inspector(Inspector inspector) {
+            this.inspector = Require.setOnce("inspector", this.inspector, inspector);
             return this;
         }
 
@@ -265,7 +261,7 @@ public final class DashboardServlet extends HttpServlet {
 
         /** The servlet. */
         public DashboardServlet build() {
-            return new DashboardServlet(this, InspectReadModel.over(redis));
+            return new DashboardServlet(this);
         }
     }
 }

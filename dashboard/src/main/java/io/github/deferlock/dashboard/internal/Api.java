@@ -1,20 +1,25 @@
 package io.github.deferlock.dashboard.internal;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.deferlock.dashboard.ActionRecord;
-import io.github.deferlock.dashboard.internal.ReadModel.ActionResult;
-import io.github.deferlock.dashboard.internal.ReadModel.DeadPage;
-import io.github.deferlock.dashboard.internal.ReadModel.DeadRow;
-import io.github.deferlock.dashboard.internal.ReadModel.JobView;
-import io.github.deferlock.dashboard.internal.ReadModel.QueueRow;
+import io.github.deferlock.inspect.DeadLetterPage;
+import io.github.deferlock.inspect.DeadLetterView;
+import io.github.deferlock.inspect.IdActionResult;
+import io.github.deferlock.inspect.Inspector;
+import io.github.deferlock.inspect.JobView;
+import io.github.deferlock.inspect.LockPage;
+import io.github.deferlock.inspect.LockView;
+import io.github.deferlock.inspect.PayloadPreview;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,8 +30,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The dashboard's JSON API: routes a request (path relative to where the servlet is mounted) to the read
- * model, the sampler and the action guard, and writes the JSON reply or a JSON error. Threadsafe.
+ * The dashboard's JSON API: routes a request (path relative to where the servlet is mounted) to the inspector
+ * (deferlock-inspect's read model and actions), the sampler and the action guard, and writes the JSON reply or
+ * a JSON error. Times are epoch milliseconds, durations milliseconds. Threadsafe.
  *
  * <p>Queue names, job ids and lock prefixes travel as query parameters or in the JSON body, never in the
  * path, so any name (with {@code /}, {@code %} or spaces) reaches the read model unchanged.
@@ -38,45 +44,42 @@ public final class Api {
     /** Longest action body read, bytes. */
     static final int MAX_BODY = 256 * 1024;
     /** Most ids one requeue or purge may name. */
-    static final int MAX_IDS = 1000;
+    static final int MAX_IDS = Inspector.MAX_IDS;
     /** Most dead letters per page. */
     static final int MAX_PAGE = 100;
     /** Most locks one listing returns. */
     static final int MAX_LOCKS = 200;
 
-    private final ReadModel model;
+    private final Inspector inspector;
+    private final QueueOverview overview;
     private final RateSampler sampler;
     private final ActionGuard guard;
     private final Consumer<ActionRecord> audit;
     private final Clock clock;
     private final long refreshMs;
-    private final PayloadPreview rowPreview;
-    private final PayloadPreview jobPreview;
     private final ObjectMapper json = new ObjectMapper();
 
     /**
-     * An API over {@code model}.
+     * An API over {@code inspector}.
      *
      * @param audit receives every action, run or refused
      * @param refreshMs how often the page polls (it reads it from {@code api/session})
-     * @param payloadPreviewChars how much of a payload the job view shows (a dead-letter row shows a tenth)
      */
     public Api(
-            ReadModel model,
+            Inspector inspector,
+            QueueOverview overview,
             RateSampler sampler,
             ActionGuard guard,
             Consumer<ActionRecord> audit,
             Clock clock,
-            long refreshMs,
-            int payloadPreviewChars) {
-        this.model = model;
+            long refreshMs) {
+        this.inspector = inspector;
+        this.overview = overview;
         this.sampler = sampler;
         this.guard = guard;
         this.audit = audit;
         this.clock = clock;
         this.refreshMs = refreshMs;
-        this.rowPreview = new PayloadPreview(Math.max(40, payloadPreviewChars / 10));
-        this.jobPreview = new PayloadPreview(payloadPreviewChars);
     }
 
     /** Answers {@code GET api/<path>}. */
@@ -108,7 +111,7 @@ public final class Api {
         try {
             actor = guard.admit(request);
         } catch (HttpError e) {
-            record(request, "anonymous", action, "", List.of(), "refused: " + e.getMessage());
+            record(request, claimedActor(request), action, "", List.of(), "refused: " + e.getMessage());
             throw e;
         }
         JsonNode body = readBody(request);
@@ -119,29 +122,29 @@ public final class Api {
                     switch (action) {
                         case "requeue", "purge" -> {
                             ids = ids(body);
-                            ActionResult r = action.equals("requeue")
-                                    ? model.requeueDead(queue, ids)
-                                    : model.purgeDead(queue, ids);
-                            record(request, actor, action, queue, ids, "done " + r.done().size() + ", missing "
-                                    + r.missing().size());
-                            yield r;
+                            IdActionResult r = action.equals("requeue")
+                                    ? inspector.requeueDead(queue, ids)
+                                    : inspector.purgeDead(queue, ids);
+                            record(request, actor, action, queue, ids, "done " + r.applied() + ", not dead "
+                                    + r.notFound());
+                            yield Map.of("done", r.applied(), "missing", r.notFound());
                         }
                         case "cancel" -> {
                             ids = List.of(text(body, "id"));
-                            boolean cancelled = model.cancel(queue, ids.get(0));
+                            boolean cancelled = inspector.cancel(queue, ids.get(0));
                             record(request, actor, action, queue, ids, cancelled ? "cancelled" : "no such job");
                             yield Map.of("cancelled", cancelled);
                         }
                         default -> {
                             long confirmed = count(body);
-                            long dead = model.dead(queue, 0, 1).total();
+                            long dead = inspector.queueStats(queue).dead();
                             if (dead != confirmed) {
                                 throw new HttpError(
                                         409,
                                         "the queue has " + dead + " dead letters, not the " + confirmed
                                                 + " confirmed: look again and confirm the new count");
                             }
-                            long requeued = model.requeueAllDead(queue);
+                            long requeued = inspector.requeueAllDead(queue);
                             record(request, actor, action, queue, ids, "requeued " + requeued + " (confirmed "
                                     + confirmed + ")");
                             yield Map.of("requeued", requeued);
@@ -165,21 +168,27 @@ public final class Api {
     }
 
     private Map<String, Object> queues() {
-        List<QueueRow> rows = model.queues();
+        QueueOverview.Snapshot snapshot = overview.read();
         List<Map<String, Object>> out = new ArrayList<>();
-        for (QueueRow row : rows) {
-            RateSampler.Sample latest = sampler.latest(row.name());
+        for (QueueOverview.Row row : snapshot.queues()) {
+            RateSampler.Sample latest = sampler.latest(row.entry().name());
             Map<String, Object> q = new LinkedHashMap<>();
-            q.put("name", row.name());
-            q.put("due", row.due());
-            q.put("inFlight", row.inFlight());
-            q.put("dead", row.dead());
-            q.put("oldestDueAgeMs", row.oldestDueAgeMs());
+            q.put("name", row.entry().name());
+            q.put("kind", row.entry().kind().name());
+            q.put("due", row.stats().due());
+            q.put("scheduled", row.stats().waiting() - row.stats().due());
+            q.put("inFlight", row.stats().inFlight());
+            q.put("dead", row.stats().dead());
+            q.put("oldestDueAgeMs", row.stats().oldestDueAge().toMillis());
             q.put("enqueuedPerSec", latest == null ? null : latest.enqueuedPerSec());
             q.put("handledPerSec", latest == null ? null : latest.handledPerSec());
             out.add(q);
         }
-        return Map.of("now", clock.millis(), "queues", out);
+        Map<String, Object> result = new LinkedHashMap<>();
+        result.put("now", clock.millis());
+        result.put("queues", out);
+        result.put("lockPrefixes", snapshot.lockPrefixes());
+        return result;
     }
 
     private Map<String, Object> history(HttpServletRequest request) {
@@ -191,21 +200,21 @@ public final class Api {
         String queue = param(request, "queue");
         long offset = number(request, "offset", 0, 0, Long.MAX_VALUE);
         int limit = (int) number(request, "limit", 20, 1, MAX_PAGE);
-        DeadPage page = model.dead(queue, offset, limit);
+        DeadLetterPage page = inspector.deadLetters(queue, offset, limit);
         List<Map<String, Object>> items = new ArrayList<>();
-        for (DeadRow row : page.items()) {
-            Map<String, Object> d = new LinkedHashMap<>();
-            d.put("id", row.id());
-            d.put("attempts", row.attempts());
-            d.put("diedAt", row.diedAt());
-            d.put("error", row.error());
-            rowPreview.put(d, row.payload());
-            items.add(d);
+        for (DeadLetterView d : page.items()) {
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("id", d.id());
+            row.put("attempts", d.attempts());
+            row.put("diedAt", d.diedAt().toEpochMilli());
+            row.put("error", d.lastError());
+            payload(row, d.payload());
+            items.add(row);
         }
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("queue", queue);
         out.put("total", page.total());
-        out.put("offset", offset);
+        out.put("offset", page.offset());
         out.put("limit", limit);
         out.put("items", items);
         return out;
@@ -214,29 +223,62 @@ public final class Api {
     private Object job(HttpServletRequest request, HttpServletResponse response) {
         String queue = param(request, "queue");
         String id = param(request, "id");
-        Optional<JobView> job = model.job(queue, id);
+        Optional<JobView> job = inspector.job(queue, id);
         if (job.isEmpty()) {
             response.setStatus(404);
-            return Map.of("notFound", true, "error", "no job " + id + " in queue " + queue);
+            Map<String, Object> missing = new LinkedHashMap<>();
+            missing.put("notFound", true);
+            missing.put("error", "no job " + id + " in queue " + queue);
+            return missing;
         }
         JobView j = job.get();
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("id", j.id());
         out.put("queue", j.queue());
-        out.put("state", j.state());
+        out.put("state", j.state().name());
         out.put("attempts", j.attempts());
-        out.put("dueAt", j.dueAt());
-        out.put("visibleUntil", j.visibleUntil());
-        out.put("diedAt", j.diedAt());
-        out.put("lastError", j.lastError());
+        out.put("dueAt", j.dueAt().map(Instant::toEpochMilli).orElse(null));
+        out.put("visibleUntil", j.visibleUntil().map(Instant::toEpochMilli).orElse(null));
+        out.put("diedAt", j.diedAt().map(Instant::toEpochMilli).orElse(null));
+        out.put("lastError", j.lastError().orElse(null));
         out.put("headers", j.headers());
-        jobPreview.put(out, j.payload());
+        payload(out, j.payload());
         return out;
+    }
+
+    private static void payload(Map<String, Object> out, PayloadPreview preview) {
+        out.put("payload", preview.text());
+        out.put("payloadBytes", preview.totalBytes());
+        out.put("truncated", preview.truncated());
     }
 
     private Object locks(HttpServletRequest request) {
         String prefix = request.getParameter("prefix");
-        return model.locks(prefix == null ? "" : prefix, MAX_LOCKS);
+        LockPage page = inspector.locks(prefix == null || prefix.isEmpty() ? "lock:" : prefix, MAX_LOCKS);
+        List<Map<String, Object>> locks = new ArrayList<>();
+        for (LockView l : page.locks()) {
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("name", l.name());
+            row.put("holderToken", l.holderToken().orElse(null));
+            row.put("remainingLeaseMs", l.remainingLease().map(d -> d.toMillis()).orElse(null));
+            row.put("fencingToken", l.fencingCounter().isPresent() ? l.fencingCounter().getAsLong() : null);
+            row.put("waiting", l.waiters());
+            locks.add(row);
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("prefix", page.prefix());
+        out.put("locks", locks);
+        out.put("more", page.more());
+        return out;
+    }
+
+    /** Who a refused request's credentials name, if they are right; else "anonymous". */
+    private String claimedActor(HttpServletRequest request) {
+        try {
+            return guard.actor(request).orElse("anonymous");
+        } catch (HttpError e) {
+            return "anonymous";
+        }
     }
 
     private void record(
@@ -264,7 +306,7 @@ public final class Api {
                 throw new HttpError(400, "the body must be a JSON object");
             }
             return node;
-        } catch (IOException e) {
+        } catch (JsonProcessingException e) {
             throw new HttpError(400, "the body is not JSON: " + e.getOriginalMessage());
         }
     }

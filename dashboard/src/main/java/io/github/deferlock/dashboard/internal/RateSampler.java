@@ -1,6 +1,5 @@
 package io.github.deferlock.dashboard.internal;
 
-import io.github.deferlock.dashboard.internal.ReadModel.QueueRow;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.HashMap;
@@ -9,18 +8,29 @@ import java.util.Map;
 import java.util.function.LongSupplier;
 
 /**
- * The charts' data: fed the queue figures read every refresh interval, it keeps per queue the last
- * {@code history} of samples — enqueued and handled per second (from the running counts' change between two
- * readings) and lateness (the oldest due job's age). When the handled count is unknown it is derived: what
- * was enqueued minus what the queue grew by (due + in flight + dead), which also counts cancels and purges.
- * Threadsafe.
+ * The charts' data: fed the queues' counts every refresh interval, it keeps per queue the last {@code history}
+ * of samples — enqueued and handled per second, and lateness (the oldest due job's age).
+ *
+ * <p>delay-core keeps no enqueued or acked counters, so the rates are estimated from what Redis holds: the
+ * queue's sequence counter {@code s} grows by one per enqueued job and one per claimed job ({@code Δs = E + C}),
+ * and the waiting set changes by what is enqueued minus what is claimed ({@code Δw = E − C}) when no job goes
+ * back to waiting in the interval. So {@code E = (Δs + Δw) / 2}, {@code C = (Δs − Δw) / 2}, and the handled
+ * deliveries (acked, or failed to the dead letters) are {@code C − Δ(in flight)}. Retries, expired claims,
+ * requeues and cancels in the interval make the estimate off by half their number; the page says "≈". Threadsafe.
  */
 public final class RateSampler {
 
-    /** One point of a queue's charts; a rate is null when it is unknown (first reading, counter reset). */
+    /**
+     * One reading of a queue.
+     *
+     * @param sequence the queue's sequence counter, or -1 when unknown
+     */
+    public record Counts(String queue, long waiting, long inFlight, long dead, long oldestDueAgeMs, long sequence) {}
+
+    /** One point of a queue's charts; a rate is null when unknown (first reading, counter reset). */
     public record Sample(long t, Double enqueuedPerSec, Double handledPerSec, long latenessMs) {}
 
-    private record Reading(long atMs, QueueRow row) {}
+    private record Reading(long atMs, Counts counts) {}
 
     private final int capacity;
     private final LongSupplier clockMs;
@@ -38,18 +48,17 @@ public final class RateSampler {
     }
 
     /** Records one reading of every queue; queues absent from it are forgotten. */
-    public synchronized void record(List<QueueRow> rows) {
+    public synchronized void record(List<Counts> readings) {
         long now = clockMs.getAsLong();
         Map<String, Reading> seen = new HashMap<>();
-        for (QueueRow row : rows) {
-            Reading previous = last.get(row.name());
-            Sample sample = sample(previous, now, row);
-            ArrayDeque<Sample> queue = samples.computeIfAbsent(row.name(), n -> new ArrayDeque<>());
+        for (Counts counts : readings) {
+            Sample sample = sample(last.get(counts.queue()), now, counts);
+            ArrayDeque<Sample> queue = samples.computeIfAbsent(counts.queue(), n -> new ArrayDeque<>());
             queue.addLast(sample);
             while (queue.size() > capacity) {
                 queue.removeFirst();
             }
-            seen.put(row.name(), new Reading(now, row));
+            seen.put(counts.queue(), new Reading(now, counts));
         }
         last.clear();
         last.putAll(seen);
@@ -68,29 +77,29 @@ public final class RateSampler {
         return queueSamples == null ? null : queueSamples.peekLast();
     }
 
-    private static Sample sample(Reading previous, long now, QueueRow row) {
-        if (previous == null || now <= previous.atMs()) {
-            return new Sample(now, null, null, row.oldestDueAgeMs());
+    static Sample sample(Reading previous, long now, Counts counts) {
+        Counts before = previous == null ? null : previous.counts();
+        if (before == null
+                || now <= previous.atMs()
+                || before.sequence() < 0
+                || counts.sequence() < before.sequence()) {
+            return new Sample(now, null, null, counts.oldestDueAgeMs());
         }
         double seconds = (now - previous.atMs()) / 1000.0;
-        QueueRow before = previous.row();
-        Long enqueued = delta(before.enqueuedTotal(), row.enqueuedTotal());
-        Long handled = delta(before.handledTotal(), row.handledTotal());
-        if (handled == null && enqueued != null) {
-            long growth = (row.due() + row.inFlight() + row.dead()) - (before.due() + before.inFlight() + before.dead());
-            handled = Math.max(0, enqueued - growth);
-        }
-        return new Sample(
-                now,
-                enqueued == null ? null : enqueued / seconds,
-                handled == null ? null : handled / seconds,
-                row.oldestDueAgeMs());
+        long ds = counts.sequence() - before.sequence();
+        long dw = counts.waiting() - before.waiting();
+        double enqueued = clamp((ds + dw) / 2.0, ds);
+        double claimed = clamp((ds - dw) / 2.0, ds);
+        double handled = Math.max(0, claimed - (counts.inFlight() - before.inFlight()));
+        return new Sample(now, enqueued / seconds, handled / seconds, counts.oldestDueAgeMs());
     }
 
-    private static Long delta(long before, long after) {
-        if (before < 0 || after < 0 || after < before) {
-            return null;
-        }
-        return after - before;
+    private static double clamp(double x, long max) {
+        return Math.max(0, Math.min(max, x));
+    }
+
+    /** Package-private for tests: a sample from two readings {@code seconds} apart. */
+    static Sample between(Counts before, Counts after, long beforeMs, long afterMs) {
+        return sample(new Reading(beforeMs, before), afterMs, after);
     }
 }

@@ -141,6 +141,7 @@
       name.appendChild(link);
       row.appendChild(name);
       row.appendChild(el('td', q.due, 'num due'));
+      row.appendChild(el('td', q.scheduled, 'num scheduled'));
       row.appendChild(el('td', q.inFlight, 'num in-flight'));
       row.appendChild(el('td', q.dead, 'num dead'));
       row.appendChild(el('td', formatAge(q.oldestDueAgeMs), 'num oldest-due-age'));
@@ -149,6 +150,13 @@
       body.appendChild(row);
     }
     $('queues-empty').hidden = data.queues.length > 0;
+    const prefixes = $('lock-prefixes');
+    prefixes.replaceChildren();
+    for (const p of data.lockPrefixes) {
+      const option = el('option');
+      option.value = p;
+      prefixes.appendChild(option);
+    }
     if (state.queue === null && data.queues.length > 0) selectQueue(data.queues[0].name);
   }
 
