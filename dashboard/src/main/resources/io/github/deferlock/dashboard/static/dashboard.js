@@ -20,6 +20,17 @@
 
   const $ = (id) => document.getElementById(id);
 
+  // The last data each table was drawn from: a refresh that brings the same data leaves the table alone,
+  // so rows do not flicker and a row being clicked stays the same element.
+  const drawn = {};
+
+  function unchanged(table, data) {
+    const text = JSON.stringify(data) + '|' + canAct();
+    if (drawn[table] === text) return true;
+    drawn[table] = text;
+    return false;
+  }
+
   function el(tag, text, className) {
     const e = document.createElement(tag);
     if (text !== undefined && text !== null) e.textContent = String(text);
@@ -125,6 +136,8 @@
   // ---- queues ----
 
   function renderQueues(data) {
+    if (state.queue === null && data.queues.length > 0) selectQueue(data.queues[0].name);
+    if (unchanged('queues', [data.queues, data.lockPrefixes, state.queue])) return;
     const body = $('queues').tBodies[0];
     body.replaceChildren();
     for (const q of data.queues) {
@@ -157,7 +170,6 @@
       option.value = p;
       prefixes.appendChild(option);
     }
-    if (state.queue === null && data.queues.length > 0) selectQueue(data.queues[0].name);
   }
 
   function selectQueue(name) {
@@ -173,7 +185,7 @@
     $('dead-queue').textContent = name;
     $('charts-section').hidden = false;
     $('dead-section').hidden = false;
-    refreshQueueDetails();
+    refreshQueueDetails().catch((e) => showError(e.message));
   }
 
   // ---- charts (uPlot) ----
@@ -206,6 +218,7 @@
   // ---- dead letters ----
 
   function renderDead(data) {
+    if (unchanged('dead', data)) return;
     state.deadTotal = data.total;
     $('dead-total').textContent = data.total;
     const present = new Set(data.items.map((d) => d.id));
@@ -308,6 +321,7 @@
   }
 
   function renderJob(job) {
+    if (unchanged('job', job)) return;
     const list = $('job');
     list.replaceChildren();
     state.jobShown = job !== null;
@@ -348,6 +362,7 @@
   // ---- locks ----
 
   function renderLocks(data) {
+    if (unchanged('locks', data)) return;
     const body = $('locks').tBodies[0];
     body.replaceChildren();
     for (const l of data.locks) {
