@@ -61,11 +61,13 @@ public final class DashboardServlet extends HttpServlet {
     private ScheduledExecutorService sampling;
 
     private DashboardServlet(Builder b) {
-        Inspector inspector = b.inspector != null ? b.inspector : Inspector.builder(b.redis).build();
+        Inspector inspector =
+                b.inspector != null ? b.inspector : Inspector.builder(b.redis).build();
         this.overview = new QueueOverview(inspector, b.redis);
         this.refreshInterval = Require.orDefault(b.refreshInterval, Duration.ofSeconds(2));
         Clock clock = Require.orDefault(b.clock, Clock.systemUTC());
-        this.sampler = new RateSampler(Require.orDefault(b.history, Duration.ofMinutes(10)), refreshInterval, clock::millis);
+        this.sampler =
+                new RateSampler(Require.orDefault(b.history, Duration.ofMinutes(10)), refreshInterval, clock::millis);
         Consumer<ActionRecord> audit = Require.orDefault(b.auditLog, DashboardServlet::logAction);
         this.api = new Api(
                 inspector, overview, sampler, new ActionGuard(b.actions), audit, clock, refreshInterval.toMillis());

@@ -41,8 +41,7 @@ public final class StandaloneDashboard {
             return 0;
         }
         UnifiedJedis redis = RedisClient.create(options.redis());
-        DashboardServlet.Builder builder =
-                DashboardServlet.builder(redis).refreshInterval(options.refresh());
+        DashboardServlet.Builder builder = DashboardServlet.builder(redis).refreshInterval(options.refresh());
         if (options.actions() != null) {
             builder.actions(options.actions());
         }

@@ -25,8 +25,7 @@ import org.openqa.selenium.chrome.ChromeOptions;
 final class Browser implements AutoCloseable {
 
     static final Path CHROMIUM = Paths.get(System.getProperty("deferlock.chromium", "/usr/bin/chromium"));
-    static final Path CHROMEDRIVER =
-            Paths.get(System.getProperty("deferlock.chromedriver", "/usr/bin/chromedriver"));
+    static final Path CHROMEDRIVER = Paths.get(System.getProperty("deferlock.chromedriver", "/usr/bin/chromedriver"));
     static final Path SCREENSHOTS = Paths.get("target", "screenshots");
 
     final ChromeDriver driver;

@@ -67,7 +67,9 @@ final class DashboardBrowserIT {
         browser.driver.get(d.server.uri().toString());
         eventually().until(() -> !all("#queues tr[data-queue='orders']").isEmpty());
         find("#queues tr[data-queue='orders'] a").click();
-        eventually().until(() -> "orders".equals(text("#dead-queue")) && all("#dead tbody tr").size() == 4);
+        eventually()
+                .until(() -> "orders".equals(text("#dead-queue"))
+                        && all("#dead tbody tr").size() == 4);
     }
 
     private static void signIn() {
@@ -105,13 +107,17 @@ final class DashboardBrowserIT {
                     w.orders.deadLetters(10).stream().collect(Collectors.toMap(DeadLetter::id, DeadLetter::reason));
             eventually().untilAsserted(() -> assertThat(deadErrorsOnPage()).isEqualTo(expected));
             // the charts are uPlot canvases, drawn from the sampled history
-            eventually().until(() -> all("#chart-enqueued canvas").size() == 1
-                    && all("#chart-handled canvas").size() == 1
-                    && all("#chart-lateness canvas").size() == 1
-                    && d.getJson("api/history?queue=orders").get("samples").size() >= 3);
+            eventually()
+                    .until(() -> all("#chart-enqueued canvas").size() == 1
+                            && all("#chart-handled canvas").size() == 1
+                            && all("#chart-lateness canvas").size() == 1
+                            && d.getJson("api/history?queue=orders")
+                                            .get("samples")
+                                            .size()
+                                    >= 3);
             w.orders.enqueue("more");
-            eventually().untilAsserted(() -> assertThat(text(row + ".due")).isEqualTo(String.valueOf(
-                    w.orders.size(JobState.DUE) - 3)));
+            eventually().untilAsserted(() -> assertThat(text(row + ".due"))
+                    .isEqualTo(String.valueOf(w.orders.size(JobState.DUE) - 3)));
             browser.screenshot("queue-page");
         }
     }
@@ -126,11 +132,14 @@ final class DashboardBrowserIT {
             eventually().untilAsserted(() -> assertThat(text("#dead tr[data-id='dead-1'] .payload"))
                     .isEqualTo(stored));
             find("#dead tr[data-id='dead-1'] a.job-id").click();
-            eventually().untilAsserted(() -> assertThat(text("#job .job-payload")).isEqualTo(stored));
+            eventually()
+                    .untilAsserted(() -> assertThat(text("#job .job-payload")).isEqualTo(stored));
             assertThat(text("#job .job-error")).contains("<script>window.__xss = 3</script>");
 
-            assertThat(browser.driver.executeScript("return window.__xss === undefined")).isEqualTo(true);
-            assertThat(all("#dead script, #dead img, #dead b, #job script, #job img")).isEmpty();
+            assertThat(browser.driver.executeScript("return window.__xss === undefined"))
+                    .isEqualTo(true);
+            assertThat(all("#dead script, #dead img, #dead b, #job script, #job img"))
+                    .isEmpty();
             assertThat(all("script")).hasSize(2); // uPlot and the page's own
             browser.screenshot("escaped-payload");
         }
@@ -144,7 +153,8 @@ final class DashboardBrowserIT {
 
             assertThat(text("#mode")).isEqualTo("read-only");
             assertThat(find("#requeue-selected").isDisplayed()).isFalse();
-            assertThat(find("#dead tr[data-id='dead-1'] input.pick").isDisplayed()).isFalse();
+            assertThat(find("#dead tr[data-id='dead-1'] input.pick").isDisplayed())
+                    .isFalse();
             assertThat(find("#signin").isDisplayed()).isFalse();
             assertThat(w.orders.size(JobState.DEAD)).isEqualTo(4);
         }
@@ -158,7 +168,8 @@ final class DashboardBrowserIT {
             assertThat(find("#requeue-selected").isDisplayed()).isFalse();
             signIn();
 
-            eventually().until(() -> find("#dead tr[data-id='dead-1'] input.pick").isDisplayed());
+            eventually()
+                    .until(() -> find("#dead tr[data-id='dead-1'] input.pick").isDisplayed());
             find("#dead tr[data-id='dead-1'] input.pick").click();
             find("#dead tr[data-id='dead-3'] input.pick").click();
             eventually().untilAsserted(() -> assertThat(text("#selected-count")).isEqualTo("2 selected"));
@@ -201,7 +212,8 @@ final class DashboardBrowserIT {
             browser.screenshot("requeue-all-confirm");
             find("#confirm-ok").click();
 
-            eventually().untilAsserted(() -> assertThat(w.orders.size(JobState.DEAD)).isZero());
+            eventually().untilAsserted(() -> assertThat(w.orders.size(JobState.DEAD))
+                    .isZero());
             assertThat(w.orders.get("dead-2").orElseThrow().state()).isEqualTo(JobState.DUE);
             eventually().untilAsserted(() -> assertThat(text("#dead-total")).isEqualTo("0"));
         }
@@ -225,7 +237,8 @@ final class DashboardBrowserIT {
             browser.screenshot("job");
             find("#job-cancel").click();
 
-            eventually().untilAsserted(() -> assertThat(w.orders.get(w.scheduledId)).isEmpty());
+            eventually()
+                    .untilAsserted(() -> assertThat(w.orders.get(w.scheduledId)).isEmpty());
             eventually().until(() -> find("#job-missing").isDisplayed());
         }
     }
@@ -237,7 +250,8 @@ final class DashboardBrowserIT {
             open(d);
             find("#locks-form button").click();
 
-            eventually().untilAsserted(() -> assertThat(text("#locks .lock-name")).isEqualTo(Workload.LOCK));
+            eventually()
+                    .untilAsserted(() -> assertThat(text("#locks .lock-name")).isEqualTo(Workload.LOCK));
             String stored = redis.get(w.locks.get(Workload.LOCK).key());
             assertThat(stored).startsWith(text("#locks .lock-holder"));
             assertThat(text("#locks .lock-waiting")).isEqualTo("no");

@@ -67,8 +67,8 @@ final class DashboardHttpIT {
                     .containsExactly(stored.get(3).id());
 
             HttpResponse<String> raw = d.get("api/dead?queue=orders");
-            assertThat(raw.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t)
-                    .startsWith("application/json"));
+            assertThat(raw.headers().firstValue("Content-Type"))
+                    .hasValueSatisfying(t -> assertThat(t).startsWith("application/json"));
             assertThat(raw.headers().firstValue("X-Content-Type-Options")).hasValue("nosniff");
         }
     }
@@ -82,7 +82,12 @@ final class DashboardHttpIT {
             assertThat(job.get("state").asText()).isEqualTo("DUE");
             assertThat(job.get("attempts").asInt()).isZero();
             assertThat(job.get("dueAt").asLong())
-                    .isEqualTo(w.orders.get(w.scheduledId).orElseThrow().dueAt().orElseThrow().toEpochMilli());
+                    .isEqualTo(w.orders
+                            .get(w.scheduledId)
+                            .orElseThrow()
+                            .dueAt()
+                            .orElseThrow()
+                            .toEpochMilli());
             assertThat(job.get("payload").asText()).isEqualTo("\"later 2\"");
 
             HttpResponse<String> missing = d.get("api/job?queue=orders&id=no-such-job");
@@ -162,7 +167,8 @@ final class DashboardHttpIT {
                     "application/json",
                     "Origin",
                     "https://evil.example");
-            RunningDashboard other = new RunningDashboard(redis, b -> b.actions(ActionAuth.token(RunningDashboard.TOKEN)));
+            RunningDashboard other =
+                    new RunningDashboard(redis, b -> b.actions(ActionAuth.token(RunningDashboard.TOKEN)));
             HttpResponse<String> otherSession;
             try (other) {
                 // a CSRF token is bound to the session it was issued to
@@ -267,10 +273,8 @@ final class DashboardHttpIT {
     void cancel_deletesTheJob(UnifiedJedis redis) {
         try (Workload w = Workload.write(redis);
                 RunningDashboard d = RunningDashboard.withActions(redis)) {
-            HttpResponse<String> cancel =
-                    d.act("cancel", "{\"queue\":\"orders\",\"id\":\"" + w.scheduledId + "\"}");
-            HttpResponse<String> again =
-                    d.act("cancel", "{\"queue\":\"orders\",\"id\":\"" + w.scheduledId + "\"}");
+            HttpResponse<String> cancel = d.act("cancel", "{\"queue\":\"orders\",\"id\":\"" + w.scheduledId + "\"}");
+            HttpResponse<String> again = d.act("cancel", "{\"queue\":\"orders\",\"id\":\"" + w.scheduledId + "\"}");
 
             assertThat(d.parse(cancel.body()).get("cancelled").asBoolean()).isTrue();
             assertThat(d.parse(again.body()).get("cancelled").asBoolean()).isFalse();
@@ -283,11 +287,13 @@ final class DashboardHttpIT {
         try (Workload w = Workload.write(redis);
                 RunningDashboard d =
                         new RunningDashboard(redis, b -> b.actions(ActionAuth.basic("alice", "correct horse")))) {
-            String basic = "Basic "
-                    + java.util.Base64.getEncoder().encodeToString("alice:correct horse".getBytes());
-            JsonNode session = d.parse(d.get("api/session", "Authorization", basic).body());
-            HttpResponse<String> wrong = d.get("api/session", "Authorization", "Basic "
-                    + java.util.Base64.getEncoder().encodeToString("alice:wrong password".getBytes()));
+            String basic = "Basic " + java.util.Base64.getEncoder().encodeToString("alice:correct horse".getBytes());
+            JsonNode session =
+                    d.parse(d.get("api/session", "Authorization", basic).body());
+            HttpResponse<String> wrong = d.get(
+                    "api/session",
+                    "Authorization",
+                    "Basic " + java.util.Base64.getEncoder().encodeToString("alice:wrong password".getBytes()));
             HttpResponse<String> purge = d.post(
                     "api/actions/purge",
                     "{\"queue\":\"orders\",\"ids\":[\"dead-4\"]}",
@@ -304,7 +310,8 @@ final class DashboardHttpIT {
             assertThat(wrong.headers().firstValue("WWW-Authenticate")).isEmpty();
             assertThat(purge.statusCode()).isEqualTo(200);
             assertThat(w.orders.get("dead-4")).isEmpty();
-            assertThat(d.audit).singleElement().satisfies(r -> assertThat(r.actor()).isEqualTo("alice"));
+            assertThat(d.audit).singleElement().satisfies(r -> assertThat(r.actor())
+                    .isEqualTo("alice"));
         }
     }
 

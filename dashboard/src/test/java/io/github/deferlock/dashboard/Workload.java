@@ -41,7 +41,8 @@ final class Workload implements AutoCloseable {
         }
         List<Job<String>> dying = orders.claim(DEAD_IDS.size());
         for (Job<String> job : dying) {
-            orders.deadLetter(job, "payment service said <b>no</b> to " + job.id() + " <script>window.__xss = 3</script>");
+            orders.deadLetter(
+                    job, "payment service said <b>no</b> to " + job.id() + " <script>window.__xss = 3</script>");
         }
         for (int i = 0; i < 5; i++) {
             orders.enqueue("order " + i);

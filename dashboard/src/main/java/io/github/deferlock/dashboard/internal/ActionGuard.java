@@ -86,8 +86,8 @@ public final class ActionGuard {
         if (auth == null) {
             throw new HttpError(403, "actions are disabled: this dashboard is read-only");
         }
-        String actor = actor(request)
-                .orElseThrow(() -> new HttpError(401, "actions need credentials (Authorization header)"));
+        String actor =
+                actor(request).orElseThrow(() -> new HttpError(401, "actions need credentials (Authorization header)"));
         String type = request.getContentType();
         if (type == null || !type.toLowerCase(Locale.ROOT).startsWith("application/json")) {
             throw new HttpError(415, "actions take a JSON body (Content-Type: application/json)");

@@ -125,8 +125,13 @@ public final class Api {
                             IdActionResult r = action.equals("requeue")
                                     ? inspector.requeueDead(queue, ids)
                                     : inspector.purgeDead(queue, ids);
-                            record(request, actor, action, queue, ids, "done " + r.applied() + ", not dead "
-                                    + r.notFound());
+                            record(
+                                    request,
+                                    actor,
+                                    action,
+                                    queue,
+                                    ids,
+                                    "done " + r.applied() + ", not dead " + r.notFound());
                             yield Map.of("done", r.applied(), "missing", r.notFound());
                         }
                         case "cancel" -> {
@@ -145,8 +150,13 @@ public final class Api {
                                                 + " confirmed: look again and confirm the new count");
                             }
                             long requeued = inspector.requeueAllDead(queue);
-                            record(request, actor, action, queue, ids, "requeued " + requeued + " (confirmed "
-                                    + confirmed + ")");
+                            record(
+                                    request,
+                                    actor,
+                                    action,
+                                    queue,
+                                    ids,
+                                    "requeued " + requeued + " (confirmed " + confirmed + ")");
                             yield Map.of("requeued", requeued);
                         }
                     };
@@ -260,8 +270,12 @@ public final class Api {
             Map<String, Object> row = new LinkedHashMap<>();
             row.put("name", l.name());
             row.put("holderToken", l.holderToken().orElse(null));
-            row.put("remainingLeaseMs", l.remainingLease().map(d -> d.toMillis()).orElse(null));
-            row.put("fencingToken", l.fencingCounter().isPresent() ? l.fencingCounter().getAsLong() : null);
+            row.put(
+                    "remainingLeaseMs",
+                    l.remainingLease().map(d -> d.toMillis()).orElse(null));
+            row.put(
+                    "fencingToken",
+                    l.fencingCounter().isPresent() ? l.fencingCounter().getAsLong() : null);
             row.put("waiting", l.waiters());
             locks.add(row);
         }

@@ -26,8 +26,7 @@ public record StandaloneOptions(URI redis, String host, int port, ActionAuth act
     public static final String PASSWORD_ENV = "DEFERLOCK_DASHBOARD_PASSWORD";
 
     /** The text of {@code --help}. */
-    public static final String USAGE =
-            """
+    public static final String USAGE = """
             Usage: java -jar deferlock-dashboard-<version>-standalone.jar --redis URI [options]
 
               --redis URI          redis://[user:password@]host:port[/db], or rediss:// for TLS (required)
