@@ -13,6 +13,8 @@ import redis.clients.jedis.UnifiedJedis;
  */
 public final class StandaloneDashboard {
 
+    private static final String JETTY_LOG_LEVEL = "org.slf4j.simpleLogger.log.org.eclipse.jetty";
+
     private StandaloneDashboard() {}
 
     /**
@@ -20,6 +22,10 @@ public final class StandaloneDashboard {
      * options, 1 when it cannot start.
      */
     public static void main(String[] args) throws InterruptedException {
+        // the standalone jar logs through slf4j-simple: Jetty's start-up lines are noise there
+        if (System.getProperty(JETTY_LOG_LEVEL) == null) {
+            System.setProperty(JETTY_LOG_LEVEL, "warn");
+        }
         int status = run(args, System.getenv(), System.out, System.err);
         if (status != 0) {
             System.exit(status);
