@@ -6,6 +6,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.deferlock.delay.JobState;
 import io.github.deferlock.testing.RedisExtension;
+import jakarta.servlet.Servlet;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
 import java.net.CookieManager;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -22,10 +25,58 @@ import redis.clients.jedis.UnifiedJedis;
 /**
  * The servlet registered under a path of an application, as a Spring Boot {@code ServletRegistrationBean} does
  * ({@code /ops/deferlock/*} in an application at {@code /app}): the page, its files, the API and the actions all
- * work under that path.
+ * work under that path. The README's registration snippet runs here as written: {@link Bean} and {@link
+ * ServletRegistrationBean} are stand-ins for Spring's (this module does not depend on Spring) that register the
+ * servlet in Jetty under the same mappings.
  */
 @ExtendWith(RedisExtension.class)
 final class MountedServletIT {
+
+    /** Stand-in for Spring's {@code @Bean}. */
+    @Retention(RetentionPolicy.RUNTIME)
+    @interface Bean {}
+
+    /** Stand-in for Spring Boot's {@code ServletRegistrationBean}: a servlet and its URL mappings. */
+    record ServletRegistrationBean<T extends Servlet>(T servlet, String... urlMappings) {}
+
+    /** The README's configuration, with actions enabled for the test. */
+    static final class ReadmeConfiguration {
+        @Bean
+        ServletRegistrationBean<DashboardServlet> deferlockDashboard(UnifiedJedis redis) {
+            return new ServletRegistrationBean<>(DashboardServlet.builder(redis).build(), "/ops/deferlock/*");
+        }
+    }
+
+    @Test
+    void readmeRegistration_servesThePageUnderItsPath(UnifiedJedis redis) throws Exception {
+        ServletRegistrationBean<DashboardServlet> registration = new ReadmeConfiguration().deferlockDashboard(redis);
+        Server server = new Server();
+        ServerConnector connector = new ServerConnector(server);
+        connector.setHost("127.0.0.1");
+        connector.setPort(0);
+        server.addConnector(connector);
+        ServletContextHandler app = new ServletContextHandler(ServletContextHandler.SESSIONS);
+        app.setContextPath("/");
+        for (String mapping : registration.urlMappings()) {
+            app.addServlet(new ServletHolder(registration.servlet()), mapping);
+        }
+        server.setHandler(app);
+        server.start();
+        try (Workload w = Workload.write(redis)) {
+            URI root = URI.create("http://127.0.0.1:" + connector.getLocalPort() + "/ops/deferlock/");
+            HttpClient http = HttpClient.newHttpClient();
+
+            HttpResponse<String> page =
+                    http.send(HttpRequest.newBuilder(root).build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> queues = http.send(
+                    HttpRequest.newBuilder(root.resolve("api/queues")).build(), HttpResponse.BodyHandlers.ofString());
+
+            assertThat(page.body()).contains("<title>deferlock dashboard</title>");
+            assertThat(queues.body()).contains("\"dead\":" + w.orders.size(JobState.DEAD));
+        } finally {
+            server.stop();
+        }
+    }
 
     @Test
     void underAnApplicationPath_pageApiAndActionsWork(UnifiedJedis redis) throws Exception {

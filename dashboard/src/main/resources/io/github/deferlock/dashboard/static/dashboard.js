@@ -195,7 +195,7 @@
     return new uPlot({
       width: width, height: 140, legend: {show: false}, cursor: {show: true},
       scales: {x: {time: true}},
-      axes: [{size: 30}, {size: 46}],
+      axes: [{size: 30}, {size: 56}],
       series: [{}, {label: label, stroke: color, width: 1.5, fill: color + '22'}],
     }, [[], []], $(target));
   }
