@@ -8,7 +8,7 @@ import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
- * The standalone dashboard: {@code java -jar deferlock-dashboard-<version>-standalone.jar --redis
+ * The standalone dashboard: {@code java -jar deferlock-dashboard-<version>-all.jar --redis
  * redis://host:port [--port 8080]} ({@code --help} lists every option). Runs until stopped (Ctrl-C).
  */
 public final class StandaloneDashboard {

@@ -135,6 +135,8 @@ public final class DelayQueue<T> {
     private final int replicas; // 0: no WAIT
     private final Duration replicaTimeout;
     private final QueueListener listener;
+    final io.github.deferlock.redis.internal.RegistryBeacon beacon =
+            io.github.deferlock.redis.internal.RegistryBeacon.queue(); // its workers announce it (docs/names.md)
 
     private DelayQueue(Builder<T> b, JavaType type, ObjectMapper mapper) {
         this.redis = b.redis;

@@ -407,6 +407,7 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
         long seen = wakes.get() - 1; // claim at once
         ResentClaim<T> resend = null; // a claim that failed: the next one resends it (same token, size, acks)
         while (running) {
+            queue.beacon.touch(queue.redis(), queue.name()); // the registry entry, at most every 30 s
             int n;
             boolean claim;
             List<PendingAck<T>> sending;

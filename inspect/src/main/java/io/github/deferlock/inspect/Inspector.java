@@ -102,53 +102,70 @@ public final class Inspector {
      * Everything that announced itself and was seen within the staleness limit: queues and deferral queues
      * from {@code deferlock:registry}, lock prefixes from {@code <prefix>registry} of {@code lock:} and of the
      * prefixes given to the builder. Sorted by kind, then name. Entries older than the limit are left out and
-     * deleted (unless refreshed meanwhile; a reader without write access just leaves them). A queue that is
-     * both a queue and a deferral queue is listed once, as {@link EntryKind#DEFERRALS}.
+     * deleted (unless refreshed meanwhile; a reader without write access just leaves them). A deferral queue
+     * is listed once, as {@link EntryKind#DEFERRALS}.
      *
      * @throws InspectException when Redis fails
      */
     public List<RegistryEntry> registered() {
-        long now = clock.millis();
-        long oldest = now - staleAfter.toMillis();
-        Map<String, RegistryEntry> live = new TreeMap<>();
-        List<String> keys = new ArrayList<>();
-        keys.add(Registry.QUEUE_REGISTRY);
+        long oldest = clock.millis() - staleAfter.toMillis();
+        List<RegistryEntry> out = new ArrayList<>(readRegistry(Registry.QUEUE_REGISTRY, oldest));
         for (String p : lockPrefixes) {
-            keys.add(Registry.lockRegistry(p));
+            out.addAll(readRegistry(Registry.lockRegistry(p), oldest));
         }
-        for (String key : keys) {
-            Map<byte[], byte[]> all = call("read the registry " + key, () -> redis.hgetAll(bytes(key)));
-            List<byte[]> stale = new ArrayList<>();
-            for (Map.Entry<byte[], byte[]> f : all.entrySet()) {
-                Optional<Registry.Entry> parsed = Registry.parse(f.getKey(), f.getValue());
-                if (parsed.isEmpty()) {
-                    continue;
-                }
-                Registry.Entry e = parsed.get();
-                if (e.lastSeenMillis() < oldest) {
-                    stale.add(f.getKey());
-                    stale.add(f.getValue());
-                    continue;
-                }
-                EntryKind kind = kindOf(e.kind());
-                String id = (kind == EntryKind.LOCK_PREFIX ? "1" : "0") + e.name();
-                RegistryEntry entry = new RegistryEntry(kind, e.name(), Instant.ofEpochMilli(e.lastSeenMillis()));
-                live.merge(id, entry, Inspector::merge);
-            }
-            if (!stale.isEmpty()) {
-                clean(key, stale);
-            }
-        }
-        List<RegistryEntry> out = new ArrayList<>(live.values());
         out.sort(Comparator.comparing(RegistryEntry::kind).thenComparing(RegistryEntry::name));
         return out;
     }
 
-    private static RegistryEntry merge(RegistryEntry a, RegistryEntry b) {
-        EntryKind kind =
-                a.kind() == EntryKind.DEFERRALS || b.kind() == EntryKind.DEFERRALS ? EntryKind.DEFERRALS : a.kind();
-        Instant seen = a.lastSeen().isAfter(b.lastSeen()) ? a.lastSeen() : b.lastSeen();
-        return new RegistryEntry(kind, a.name(), seen);
+    /**
+     * The live entries of one registry hash, deleting the stale ones. A deferral queue is announced as such
+     * when its worker starts and then kept alive by the worker as a queue, so a {@code deferrals:} entry of
+     * any age turns a live queue of the same name into a deferral queue, and is deleted only with it.
+     */
+    private List<RegistryEntry> readRegistry(String key, long oldest) {
+        Map<byte[], byte[]> all = call("read the registry " + key, () -> redis.hgetAll(bytes(key)));
+        Map<String, Registry.Entry> fresh = new TreeMap<>();
+        Map<String, byte[][]> deferrals = new TreeMap<>(); // name -> {field, value}
+        List<byte[]> stale = new ArrayList<>();
+        for (Map.Entry<byte[], byte[]> f : all.entrySet()) {
+            Optional<Registry.Entry> parsed = Registry.parse(f.getKey(), f.getValue());
+            if (parsed.isEmpty()) {
+                continue;
+            }
+            Registry.Entry e = parsed.get();
+            if (e.kind() == Registry.Kind.DEFERRALS) {
+                deferrals.put(e.name(), new byte[][] {f.getKey(), f.getValue()});
+            }
+            if (e.lastSeenMillis() >= oldest) {
+                fresh.merge(e.kind().code() + ":" + e.name(), e, (a, b) -> a);
+            } else if (e.kind() != Registry.Kind.DEFERRALS) {
+                stale.add(f.getKey());
+                stale.add(f.getValue());
+            }
+        }
+        Map<String, RegistryEntry> live = new TreeMap<>();
+        for (Registry.Entry e : fresh.values()) {
+            EntryKind kind = kindOf(e.kind());
+            if (kind == EntryKind.QUEUE && deferrals.containsKey(e.name())) {
+                kind = EntryKind.DEFERRALS;
+            }
+            RegistryEntry entry = new RegistryEntry(kind, e.name(), Instant.ofEpochMilli(e.lastSeenMillis()));
+            live.merge(kind + ":" + e.name(), entry, Inspector::later);
+        }
+        for (Map.Entry<String, byte[][]> d : deferrals.entrySet()) {
+            if (!live.containsKey(EntryKind.DEFERRALS + ":" + d.getKey())) {
+                stale.add(d.getValue()[0]);
+                stale.add(d.getValue()[1]);
+            }
+        }
+        if (!stale.isEmpty()) {
+            clean(key, stale);
+        }
+        return List.copyOf(live.values());
+    }
+
+    private static RegistryEntry later(RegistryEntry a, RegistryEntry b) {
+        return a.lastSeen().isAfter(b.lastSeen()) ? a : b;
     }
 
     private void clean(String key, List<byte[]> fieldsAndValues) {

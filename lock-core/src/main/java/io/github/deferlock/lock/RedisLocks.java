@@ -1,5 +1,6 @@
 package io.github.deferlock.lock;
 
+import io.github.deferlock.lock.internal.AnnouncingListener;
 import io.github.deferlock.lock.internal.LockConfig;
 import io.github.deferlock.lock.internal.LockEngine;
 import io.github.deferlock.lock.internal.RedisLock;
@@ -179,7 +180,9 @@ public final class RedisLocks implements AutoCloseable {
          * Builds the entry object; the builder may be reused. Reads the server's eviction settings once
          * ({@code INFO memory}) and logs a WARN when Redis may evict lock keys ({@code maxmemory} set and a
          * {@code maxmemory-policy} other than {@code noeviction}); it never fails on what it finds or when
-         * the server cannot answer.
+         * the server cannot answer. Announces the key prefix in the registry the ops tools read ({@code
+         * <prefix>registry}, a hash; refreshed on acquisitions at most every 30 s; a failed write is ignored:
+         * docs/names.md).
          */
         public RedisLocks build() {
             LockConfig config = new LockConfig(
@@ -188,7 +191,10 @@ public final class RedisLocks implements AutoCloseable {
                     defaultLease == null ? Duration.ofSeconds(30) : defaultLease,
                     watchdog == null || watchdog,
                     clock == null ? LockClock.system() : clock,
-                    listener == null ? LockListener.NONE : listener,
+                    AnnouncingListener.announce(
+                            listener == null ? LockListener.NONE : listener,
+                            redis,
+                            keyPrefix == null ? "lock:" : keyPrefix),
                     replicas == null ? 0 : replicas,
                     replicaTimeout == null ? Duration.ZERO : replicaTimeout);
             LockEngine engine = new LockEngine(config);

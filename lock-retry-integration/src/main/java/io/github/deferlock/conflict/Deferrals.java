@@ -6,6 +6,8 @@ import io.github.deferlock.delay.DelayQueue;
 import io.github.deferlock.delay.DelayQueueWorker;
 import io.github.deferlock.delay.Job;
 import io.github.deferlock.redis.internal.Names;
+import io.github.deferlock.redis.internal.Registry;
+import io.github.deferlock.redis.internal.RegistryBeacon;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -129,6 +131,7 @@ public final class Deferrals implements AutoCloseable {
                 .concurrency(concurrency)
                 .build();
         workers.put(worker, Boolean.TRUE);
+        new RegistryBeacon(Registry.Kind.DEFERRALS).touch(redis, name); // the worker keeps it alive as a queue
         worker.start();
         return worker;
     }

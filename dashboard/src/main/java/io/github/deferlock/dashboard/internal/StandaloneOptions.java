@@ -27,7 +27,7 @@ public record StandaloneOptions(URI redis, String host, int port, ActionAuth act
 
     /** The text of {@code --help}. */
     public static final String USAGE = """
-            Usage: java -jar deferlock-dashboard-<version>-standalone.jar --redis URI [options]
+            Usage: java -jar deferlock-dashboard-<version>-all.jar --redis URI [options]
 
               --redis URI          redis://[user:password@]host:port[/db], or rediss:// for TLS (required)
               --port N             HTTP port (default 8080; 0 picks a free one)

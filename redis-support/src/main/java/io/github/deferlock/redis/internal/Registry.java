@@ -14,7 +14,7 @@ import java.util.Optional;
  *   <li>{@code deferlock:registry} for queues and deferral queues (fields {@code queue:<name>} and {@code
  *       deferrals:<name>});
  *   <li>{@code <lock prefix>registry} for a lock prefix (field {@code lock-prefix:<prefix>}); no lock key can
- *       equal it, since every lock key has a {@code '{'} right after the prefix.
+ *       equal it, since every lock key has a <code>'{'</code> right after the prefix.
  * </ul>
  *
  * Each field's value is the announcer's wall-clock time in epoch milliseconds when it last announced

@@ -25,6 +25,11 @@ public final class RegistryBeacon {
     private final long intervalNanos;
     private final AtomicLong nextNanos;
 
+    /** A beacon for a delay queue, on the system clocks. */
+    public static RegistryBeacon queue() {
+        return new RegistryBeacon(Registry.Kind.QUEUE);
+    }
+
     /** A beacon for {@code kind} on the system clocks. */
     public RegistryBeacon(Registry.Kind kind) {
         this(kind, System::currentTimeMillis, System::nanoTime);

@@ -1,0 +1,123 @@
+package io.github.deferlock.cli;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.deferlock.inspect.DeadLetterPage;
+import io.github.deferlock.inspect.DeadLetterView;
+import io.github.deferlock.inspect.IdActionResult;
+import io.github.deferlock.inspect.JobView;
+import io.github.deferlock.inspect.LockView;
+import io.github.deferlock.inspect.PayloadPreview;
+import io.github.deferlock.inspect.QueueStats;
+import io.github.deferlock.inspect.RegistryEntry;
+import java.time.Instant;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * The {@code --json} shape of each result: field names in camelCase, times as ISO-8601 UTC strings,
+ * durations in milliseconds, absent values as {@code null}. Stateless.
+ */
+final class JsonViews {
+    private JsonViews() {}
+
+    static String kind(Enum<?> kind) {
+        return kind.name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+
+    static ArrayNode registry(List<RegistryEntry> entries) {
+        ArrayNode a = Session.object().arrayNode();
+        for (RegistryEntry e : entries) {
+            a.addObject()
+                    .put("kind", kind(e.kind()))
+                    .put("name", e.name())
+                    .put("lastSeen", e.lastSeen().toString());
+        }
+        return a;
+    }
+
+    static ObjectNode stats(QueueStats s) {
+        return Session.object()
+                .put("queue", s.queue())
+                .put("waiting", s.waiting())
+                .put("due", s.due())
+                .put("inFlight", s.inFlight())
+                .put("dead", s.dead())
+                .put("oldestDueAgeMillis", s.oldestDueAge().toMillis())
+                .put("at", s.at().toString());
+    }
+
+    static ObjectNode deadPage(DeadLetterPage p) {
+        ObjectNode o =
+                Session.object().put("queue", p.queue()).put("total", p.total()).put("offset", p.offset());
+        ArrayNode items = o.putArray("items");
+        for (DeadLetterView d : p.items()) {
+            ObjectNode i = items.addObject()
+                    .put("id", d.id())
+                    .put("attempts", d.attempts())
+                    .put("lastError", d.lastError())
+                    .put("diedAt", d.diedAt().toString());
+            i.set("payload", payload(d.payload()));
+        }
+        return o;
+    }
+
+    static ObjectNode job(JobView j) {
+        ObjectNode o = Session.object()
+                .put("queue", j.queue())
+                .put("id", j.id())
+                .put("state", kind(j.state()))
+                .put("attempts", j.attempts());
+        time(o, "dueAt", j.dueAt());
+        time(o, "visibleUntil", j.visibleUntil());
+        time(o, "diedAt", j.diedAt());
+        o.put("lastError", j.lastError().orElse(null));
+        ObjectNode h = o.putObject("headers");
+        j.headers().entrySet().stream()
+                .sorted(java.util.Map.Entry.comparingByKey())
+                .forEach(e -> h.put(e.getKey(), e.getValue()));
+        o.set("payload", payload(j.payload()));
+        return o;
+    }
+
+    static ObjectNode lock(LockView l) {
+        ObjectNode o = Session.object()
+                .put("prefix", l.prefix())
+                .put("name", l.name())
+                .put("key", l.key())
+                .put("held", l.held())
+                .put("holderToken", l.holderToken().orElse(null));
+        if (l.remainingLease().isPresent()) {
+            o.put("remainingLeaseMillis", l.remainingLease().get().toMillis());
+        } else {
+            o.putNull("remainingLeaseMillis");
+        }
+        if (l.fencingCounter().isPresent()) {
+            o.put("fencingCounter", l.fencingCounter().getAsLong());
+        } else {
+            o.putNull("fencingCounter");
+        }
+        return o.put("waiters", l.waiters());
+    }
+
+    static ObjectNode action(String queue, String action, IdActionResult r) {
+        ObjectNode o = Session.object().put("queue", queue).put("action", action);
+        ArrayNode applied = o.putArray("applied");
+        r.applied().forEach(applied::add);
+        ArrayNode notFound = o.putArray("notFound");
+        r.notFound().forEach(notFound::add);
+        return o;
+    }
+
+    private static ObjectNode payload(PayloadPreview p) {
+        return Session.object()
+                .put("preview", p.text())
+                .put("totalBytes", p.totalBytes())
+                .put("truncated", p.truncated());
+    }
+
+    private static void time(ObjectNode o, String field, Optional<Instant> t) {
+        o.put(field, t.map(Instant::toString).orElse(null));
+    }
+}

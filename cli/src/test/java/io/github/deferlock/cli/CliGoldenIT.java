@@ -1,0 +1,261 @@
+package io.github.deferlock.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.github.deferlock.delay.DelayQueue;
+import io.github.deferlock.delay.DelayQueueWorker;
+import io.github.deferlock.delay.Job;
+import io.github.deferlock.lock.DistributedLock;
+import io.github.deferlock.lock.LockLease;
+import io.github.deferlock.lock.RedisLocks;
+import io.github.deferlock.testing.RedisExtension;
+import io.github.deferlock.testing.RedisServer;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import redis.clients.jedis.RedisClient;
+
+/**
+ * Golden-output tests: every command, in text and with {@code --json}, against a real redis-server holding a
+ * known workload. Each test runs a transcript of commands and compares it, after normalising times,
+ * durations, tokens and fencing counters, with {@code src/test/resources/golden/<test>.txt}. Run with {@code
+ * -Dgolden.update=true} to rewrite the files after an intended change, and review the diff.
+ */
+@ExtendWith(RedisExtension.class)
+final class CliGoldenIT {
+    private static final Path GOLDEN = Path.of("src/test/resources/golden");
+
+    record Msg(String text) {}
+
+    private final StringBuilder transcript = new StringBuilder();
+    private final List<AutoCloseable> toClose = new ArrayList<>();
+    private String url;
+
+    @BeforeEach
+    void workload(RedisServer server, RedisClient redis) {
+        url = "redis://" + server.hostAndPort().getHost() + ":"
+                + server.hostAndPort().getPort();
+        DelayQueue<Msg> emails = DelayQueue.builder(redis, "emails", Msg.class).build();
+        emails.enqueue("e1", new Msg("hello <script>alert(1)</script>"), Duration.ZERO);
+        emails.enqueue("e2", new Msg("red \u001b[31malert\u001b[0m"), Duration.ZERO);
+        for (int i = 3; i <= 6; i++) {
+            emails.enqueue("e" + i, new Msg("m" + i), Duration.ZERO);
+        }
+        for (Job<Msg> j : emails.claim(2)) { // e1, e2 die
+            // error texts are attacker input: a newline and an ANSI colour escape must print escaped
+            emails.deadLetter(j, "boom " + j.id() + "\nsecond line" + (j.id().equals("e2") ? " \u001b[31mred" : ""));
+        }
+        emails.claim(1); // e3 in flight
+        emails.enqueue("e7", new Msg("later"), Duration.ofHours(1));
+    }
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (AutoCloseable c : toClose) {
+            c.close();
+        }
+    }
+
+    /** Runs the tool and adds the command, its output, error output and exit code to the transcript. */
+    private int run(String... args) {
+        List<String> all = new ArrayList<>(List.of("--redis", url, "--timeout", "2000"));
+        all.addAll(List.of(args));
+        return runRaw(all, args);
+    }
+
+    private int runRaw(List<String> all, String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Main.run(all.toArray(String[]::new), new PrintWriter(out), new PrintWriter(err), k -> null);
+        transcript
+                .append("$ deferlock ")
+                .append(Text.safe(String.join(" ", args)))
+                .append('\n');
+        transcript.append(out);
+        if (err.getBuffer().length() > 0) {
+            transcript.append("[stderr]\n").append(err);
+        }
+        transcript.append("[exit ").append(code).append("]\n\n");
+        return code;
+    }
+
+    /** Normalises what changes from run to run, then compares with (or, when updating, writes) the golden file. */
+    private void matchesGolden(String name) {
+        String actual = normalise(transcript.toString());
+        Path file = GOLDEN.resolve(name + ".txt");
+        try {
+            if (Boolean.getBoolean("golden.update")) {
+                Files.createDirectories(GOLDEN);
+                Files.writeString(file, actual, StandardCharsets.UTF_8);
+            }
+            assertThat(file)
+                    .as("golden file %s (run with -Dgolden.update=true to create it)", file)
+                    .exists();
+            assertThat(actual).isEqualTo(Files.readString(file, StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static String normalise(String s) {
+        return s.replaceAll("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(\\.\\d+)?Z", "<time>")
+                .replaceAll("\\b[0-9a-f]{32}\\b", "<token>")
+                .replaceAll("\\b\\d{13,}\\b", "<fence>")
+                .replaceAll("\"(oldestDueAgeMillis|remainingLeaseMillis)\" : \\d+", "\"$1\" : <ms>")
+                .replaceAll("\\b(\\d+(\\.\\d)?(ms|s)|\\d+m\\d\\ds|\\d+h\\d\\dm|\\d+d\\d\\dh)\\b", "<dur>")
+                .replaceAll("redis://127\\.0\\.0\\.1:\\d+", "redis://<host>")
+                .replaceAll("(?<=\\S) {2,}", "  "); // column widths follow the normalised values
+    }
+
+    @Test
+    void queues(RedisClient redis) {
+        toClose.add(DelayQueueWorker.builder(
+                        DelayQueue.builder(redis, "reports", Msg.class).build(), j -> {})
+                .build()
+                .start());
+        toClose.add(RedisLocks.builder(redis).build());
+        toClose.add(RedisLocks.builder(redis).keyPrefix("billing:").build());
+        await().atMost(Duration.ofSeconds(10)).until(() -> redis.exists("deferlock:registry"));
+        run("queues");
+        run("queues", "--json");
+        run("queues", "--lock-prefix", "billing:");
+        matchesGolden("queues");
+    }
+
+    @Test
+    void queueStats() {
+        run("queue", "stats", "emails");
+        run("queue", "stats", "emails", "--json");
+        run("queue", "stats", "nothing-here");
+        matchesGolden("queue-stats");
+    }
+
+    @Test
+    void deadList() {
+        run("dead", "list", "emails");
+        run("dead", "list", "emails", "--json");
+        run("dead", "list", "emails", "--limit", "1");
+        run("dead", "list", "emails", "--offset", "5");
+        matchesGolden("dead-list");
+    }
+
+    @Test
+    void deadRequeueAndPurge(RedisClient redis) {
+        assertThat(run("dead", "requeue", "emails", "e1", "e4", "nope")).isEqualTo(ExitCode.NOT_FOUND);
+        assertThat(redis.zcard("deferlock:dq:{emails}:dead")).isEqualTo(1);
+        run("dead", "purge", "emails", "e2", "--json");
+        assertThat(redis.hexists("deferlock:dq:{emails}:jobs", "e2")).isFalse();
+        run("dead", "purge", "emails", "e1");
+        run("dead", "requeue", "emails");
+        matchesGolden("dead-requeue-purge");
+    }
+
+    @Test
+    void deadRequeueAll(RedisClient redis) {
+        assertThat(run("dead", "requeue", "emails", "--all")).isEqualTo(ExitCode.USAGE);
+        assertThat(run("dead", "requeue", "emails", "--all", "--confirm", "5")).isEqualTo(ExitCode.USAGE);
+        assertThat(redis.zcard("deferlock:dq:{emails}:dead"))
+                .as("nothing requeued")
+                .isEqualTo(2);
+        assertThat(run("dead", "requeue", "emails", "--all", "--confirm", "2", "--json"))
+                .isEqualTo(ExitCode.OK);
+        assertThat(redis.zcard("deferlock:dq:{emails}:dead")).isZero();
+        run("dead", "requeue", "emails", "--all", "--confirm", "0");
+        matchesGolden("dead-requeue-all");
+    }
+
+    @Test
+    void jobGetAndCancel() {
+        run("job", "get", "emails", "e1");
+        run("job", "get", "emails", "e2", "--json");
+        run("job", "get", "emails", "e3");
+        run("job", "get", "emails", "e7", "--json");
+        assertThat(run("job", "get", "emails", "missing")).isEqualTo(ExitCode.NOT_FOUND);
+        run("job", "cancel", "emails", "e4");
+        run("job", "cancel", "emails", "e5", "--json");
+        assertThat(run("job", "cancel", "emails", "e4")).isEqualTo(ExitCode.NOT_FOUND);
+        matchesGolden("job");
+    }
+
+    @Test
+    void locks(RedisClient redis) throws Exception {
+        RedisLocks locks = RedisLocks.builder(redis).build();
+        RedisLocks rival = RedisLocks.builder(redis).build();
+        toClose.add(rival);
+        toClose.add(locks);
+        LockLease order = locks.get("order:42").acquire(Duration.ZERO, Duration.ofSeconds(60));
+        toClose.add(0, order);
+        toClose.add(0, locks.get("odd\nname{}").acquire(Duration.ZERO, Duration.ofSeconds(60)));
+        DistributedLock free = locks.get("free");
+        free.lock();
+        free.unlock();
+        CompletableFuture<Boolean> waiter =
+                CompletableFuture.supplyAsync(() -> rival.get("order:42").tryLock(Duration.ofSeconds(30)));
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> redis.get("lock:{order:42}").endsWith("+"));
+        run("locks", "list", "lock:");
+        run("locks", "list", "lock:", "--json");
+        run("locks", "list", "lock:", "--limit", "1");
+        run("locks", "list", "other:");
+        run("lock", "show", "order:42");
+        run("lock", "show", "free", "--json");
+        assertThat(run("lock", "show", "never")).isEqualTo(ExitCode.NOT_FOUND);
+        matchesGolden("locks");
+        order.close();
+        assertThat(waiter.get()).isTrue();
+    }
+
+    @Test
+    void badArguments_exitNonZeroWithAMessage() {
+        assertThat(run("nonsense")).isEqualTo(ExitCode.USAGE);
+        assertThat(run("queue", "stats")).isEqualTo(ExitCode.USAGE);
+        assertThat(run("queue", "stats", "a{b")).isEqualTo(ExitCode.USAGE);
+        assertThat(run("dead", "list", "emails", "--limit", "0")).isEqualTo(ExitCode.USAGE);
+        assertThat(run("dead", "list", "emails", "--limit", "x")).isEqualTo(ExitCode.USAGE);
+        assertThat(run("dead", "purge", "emails")).isEqualTo(ExitCode.USAGE);
+        assertThat(run("dead", "requeue", "emails", "e1", "--all", "--confirm", "2"))
+                .isEqualTo(ExitCode.USAGE);
+        assertThat(run("job", "get", "emails", "\uD800")).isEqualTo(ExitCode.USAGE);
+        assertThat(run("locks", "list", "a{")).isEqualTo(ExitCode.USAGE);
+        String[] http = {"--redis", "http://localhost:1", "queues"};
+        assertThat(runRaw(List.of(http), http)).isEqualTo(ExitCode.USAGE);
+        String[] closed = {"--redis", "redis://127.0.0.1:1", "--timeout", "500", "queues"};
+        assertThat(runRaw(List.of(closed), closed)).isEqualTo(ExitCode.REDIS);
+        String[] twice = {"--json", "--json", "queues"};
+        assertThat(run(twice)).isEqualTo(ExitCode.USAGE);
+        matchesGolden("bad-arguments");
+    }
+
+    @Test
+    void help_onEveryCommand_exitsZero() {
+        String[][] commands = {
+            {}, {"queues"}, {"queue"}, {"queue", "stats"}, {"dead"}, {"dead", "list"}, {"dead", "requeue"},
+            {"dead", "purge"}, {"job"}, {"job", "get"}, {"job", "cancel"}, {"locks"}, {"locks", "list"}, {"lock"},
+            {"lock", "show"}
+        };
+        for (String[] c : commands) {
+            List<String> args = new ArrayList<>(List.of(c));
+            args.add("--help");
+            StringWriter out = new StringWriter();
+            int code = Main.run(
+                    args.toArray(String[]::new), new PrintWriter(out), new PrintWriter(new StringWriter()), k -> null);
+            assertThat(code).as(String.join(" ", c)).isZero();
+            assertThat(out.toString())
+                    .as(String.join(" ", c))
+                    .startsWith(("Usage: deferlock " + String.join(" ", c)).trim() + " ");
+        }
+    }
+}
