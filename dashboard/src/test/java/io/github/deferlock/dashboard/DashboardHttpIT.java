@@ -214,6 +214,11 @@ final class DashboardHttpIT {
                     "Content-Type",
                     "application/json");
 
+            HttpResponse<String> withProxyCredentials = d.get(
+                    "api/session",
+                    "Authorization",
+                    "Basic " + java.util.Base64.getEncoder().encodeToString("proxy:user".getBytes()));
+            assertThat(withProxyCredentials.statusCode()).isEqualTo(200);
             assertThat(session.get("actions").asBoolean()).isFalse();
             assertThat(session.get("csrf").isNull()).isTrue();
             assertThat(requeue.statusCode()).isEqualTo(403);
@@ -304,14 +309,32 @@ final class DashboardHttpIT {
                     "Content-Type",
                     "application/json");
 
+            HttpResponse<String> wrongPurge = d.post(
+                    "api/actions/purge",
+                    "{\"queue\":\"orders\",\"ids\":[\"dead-3\"]}",
+                    "Authorization",
+                    "Basic " + java.util.Base64.getEncoder().encodeToString("alice:wrong password".getBytes()),
+                    "X-CSRF-Token",
+                    session.get("csrf").asText(),
+                    "Content-Type",
+                    "application/json");
+
+            assertThat(wrongPurge.statusCode()).as(wrongPurge.body()).isEqualTo(401);
+            assertThat(d.parse(wrongPurge.body()).get("error").asText()).isEqualTo("wrong credentials");
+            // no Basic challenge: the browser would prompt and then send the password on its own
+            assertThat(wrongPurge.headers().firstValue("WWW-Authenticate")).isEmpty();
+            assertThat(w.orders.get("dead-3").orElseThrow().state()).isEqualTo(JobState.DEAD);
             assertThat(session.get("user").asText()).isEqualTo("alice");
             assertThat(session.get("auth").asText()).isEqualTo("basic");
-            assertThat(wrong.statusCode()).isEqualTo(401);
-            assertThat(wrong.headers().firstValue("WWW-Authenticate")).isEmpty();
+            // the page asks api/session who is signed in: other credentials (a proxy's) must not break it
+            assertThat(wrong.statusCode()).isEqualTo(200);
+            assertThat(d.parse(wrong.body()).get("user").isNull()).isTrue();
             assertThat(purge.statusCode()).isEqualTo(200);
             assertThat(w.orders.get("dead-4")).isEmpty();
-            assertThat(d.audit).singleElement().satisfies(r -> assertThat(r.actor())
-                    .isEqualTo("alice"));
+            assertThat(d.audit).hasSize(2);
+            assertThat(d.audit.get(0).actor()).isEqualTo("alice");
+            assertThat(d.audit.get(1).actor()).isEqualTo("anonymous");
+            assertThat(d.audit.get(1).outcome()).isEqualTo("refused: wrong credentials");
         }
     }
 

@@ -44,20 +44,14 @@ public final class ActionGuard {
     }
 
     /**
-     * The actor named by the request's credentials.
+     * The actor named by the request's credentials, for showing who is signed in. Never fails: a header
+     * meant for something else (a proxy's or the application's own basic auth) must not break the page.
      *
-     * @return the actor, or empty when the request has no {@code Authorization} header
-     * @throws HttpError 401 when it has one that is wrong, 403 when actions are disabled
+     * @return the actor, or empty when actions are disabled or the request has no or other credentials
      */
     public Optional<String> actor(HttpServletRequest request) {
         String header = request.getHeader("Authorization");
-        if (header == null) {
-            return Optional.empty();
-        }
-        if (auth == null) {
-            throw new HttpError(403, "actions are disabled: this dashboard is read-only");
-        }
-        return Optional.of(auth.authenticate(header).orElseThrow(() -> new HttpError(401, "wrong credentials")));
+        return auth == null || header == null ? Optional.empty() : auth.authenticate(header);
     }
 
     /** The CSRF token of the request's session, creating both when needed. */
@@ -86,8 +80,10 @@ public final class ActionGuard {
         if (auth == null) {
             throw new HttpError(403, "actions are disabled: this dashboard is read-only");
         }
-        String actor =
-                actor(request).orElseThrow(() -> new HttpError(401, "actions need credentials (Authorization header)"));
+        if (request.getHeader("Authorization") == null) {
+            throw new HttpError(401, "actions need credentials (Authorization header)");
+        }
+        String actor = actor(request).orElseThrow(() -> new HttpError(401, "wrong credentials"));
         String type = request.getContentType();
         if (type == null || !type.toLowerCase(Locale.ROOT).startsWith("application/json")) {
             throw new HttpError(415, "actions take a JSON body (Content-Type: application/json)");

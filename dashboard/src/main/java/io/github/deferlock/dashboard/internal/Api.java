@@ -288,11 +288,7 @@ public final class Api {
 
     /** Who a refused request's credentials name, if they are right; else "anonymous". */
     private String claimedActor(HttpServletRequest request) {
-        try {
-            return guard.actor(request).orElse("anonymous");
-        } catch (HttpError e) {
-            return "anonymous";
-        }
+        return guard.actor(request).orElse("anonymous");
     }
 
     private void record(
