@@ -17,6 +17,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.openqa.selenium.By;
+import org.openqa.selenium.NoSuchElementException;
 import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebElement;
 import redis.clients.jedis.UnifiedJedis;
@@ -46,11 +47,21 @@ final class DashboardBrowserIT {
     private static ConditionFactory eventually() {
         return await().atMost(Duration.ofSeconds(30))
                 .pollInterval(Duration.ofMillis(100))
-                .ignoreException(StaleElementReferenceException.class);
+                // an element redrawn under the test (stale) or not drawn yet: look again
+                .ignoreExceptionsMatching(
+                        e -> e instanceof StaleElementReferenceException || e instanceof NoSuchElementException);
     }
 
     private static WebElement find(String css) {
         return browser.driver.findElement(By.cssSelector(css));
+    }
+
+    /** Clicks the element, looking it up again when a refresh redrew it before the click. */
+    private static void click(String css) {
+        eventually().until(() -> {
+            find(css).click();
+            return true;
+        });
     }
 
     private static List<WebElement> all(String css) {
@@ -65,8 +76,8 @@ final class DashboardBrowserIT {
     /** Opens the page and selects queue orders (the first queue, emails, is selected at first). */
     private static void open(RunningDashboard d) {
         browser.driver.get(d.server.uri().toString());
-        eventually().until(() -> !all("#queues tr[data-queue='orders']").isEmpty());
-        find("#queues tr[data-queue='orders'] a").click();
+        // the queue rows are redrawn when a figure changes (the oldest due age does): click within a retry
+        click("#queues tr[data-queue='orders'] a");
         eventually()
                 .until(() -> "orders".equals(text("#dead-queue"))
                         && all("#dead tbody tr").size() == 4);
@@ -74,7 +85,7 @@ final class DashboardBrowserIT {
 
     private static void signIn() {
         find("#signin-secret").sendKeys(RunningDashboard.TOKEN);
-        find("#signin-button").click();
+        click("#signin-button");
         eventually().until(() -> "token".equals(text("#signed-in-user")));
     }
 
@@ -131,7 +142,7 @@ final class DashboardBrowserIT {
 
             eventually().untilAsserted(() -> assertThat(text("#dead tr[data-id='dead-1'] .payload"))
                     .isEqualTo(stored));
-            find("#dead tr[data-id='dead-1'] a.job-id").click();
+            click("#dead tr[data-id='dead-1'] a.job-id");
             eventually()
                     .untilAsserted(() -> assertThat(text("#job .job-payload")).isEqualTo(stored));
             assertThat(text("#job .job-error")).contains("<script>window.__xss = 3</script>");
@@ -170,11 +181,11 @@ final class DashboardBrowserIT {
 
             eventually()
                     .until(() -> find("#dead tr[data-id='dead-1'] input.pick").isDisplayed());
-            find("#dead tr[data-id='dead-1'] input.pick").click();
-            find("#dead tr[data-id='dead-3'] input.pick").click();
+            click("#dead tr[data-id='dead-1'] input.pick");
+            click("#dead tr[data-id='dead-3'] input.pick");
             eventually().untilAsserted(() -> assertThat(text("#selected-count")).isEqualTo("2 selected"));
             browser.screenshot("dead-letters-selected");
-            find("#requeue-selected").click();
+            click("#requeue-selected");
 
             eventually().untilAsserted(() -> {
                 assertThat(w.orders.get("dead-1").orElseThrow().state()).isEqualTo(JobState.DUE);
@@ -201,7 +212,7 @@ final class DashboardBrowserIT {
             open(d);
             signIn();
 
-            find("#requeue-all").click();
+            click("#requeue-all");
             eventually().until(() -> find("#confirm").isDisplayed());
             assertThat(text("#confirm-text")).contains("4 dead letters").contains("orders");
             find("#confirm-input").sendKeys("3");
@@ -210,7 +221,7 @@ final class DashboardBrowserIT {
             find("#confirm-input").sendKeys("4");
             assertThat(find("#confirm-ok").isEnabled()).isTrue();
             browser.screenshot("requeue-all-confirm");
-            find("#confirm-ok").click();
+            click("#confirm-ok");
 
             eventually().untilAsserted(() -> assertThat(w.orders.size(JobState.DEAD))
                     .isZero());
@@ -228,14 +239,14 @@ final class DashboardBrowserIT {
 
             find("#job-queue").sendKeys("orders");
             find("#job-id").sendKeys(w.scheduledId);
-            find("#job-form button").click();
+            click("#job-form button");
             eventually().untilAsserted(() -> {
                 assertThat(text("#job .job-state")).isEqualTo("DUE");
                 assertThat(text("#job .job-attempts")).isEqualTo("0");
                 assertThat(text("#job .job-payload")).isEqualTo("\"later 2\"");
             });
             browser.screenshot("job");
-            find("#job-cancel").click();
+            click("#job-cancel");
 
             eventually()
                     .untilAsserted(() -> assertThat(w.orders.get(w.scheduledId)).isEmpty());
@@ -248,14 +259,16 @@ final class DashboardBrowserIT {
         try (Workload w = Workload.write(redis);
                 RunningDashboard d = new RunningDashboard(redis, b -> b)) {
             open(d);
-            find("#locks-form button").click();
+            click("#locks-form button");
 
-            eventually()
-                    .untilAsserted(() -> assertThat(text("#locks .lock-name")).isEqualTo(Workload.LOCK));
             String stored = redis.get(w.locks.get(Workload.LOCK).key());
-            assertThat(stored).startsWith(text("#locks .lock-holder"));
-            assertThat(text("#locks .lock-waiting")).isEqualTo("no");
-            assertThat(Long.parseLong(text("#locks .lock-fencing"))).isGreaterThanOrEqualTo(w.lease.fencingToken());
+            // the row is redrawn every refresh (the remaining lease changes): read it within one retry
+            eventually().untilAsserted(() -> {
+                assertThat(text("#locks .lock-name")).isEqualTo(Workload.LOCK);
+                assertThat(stored).startsWith(text("#locks .lock-holder"));
+                assertThat(text("#locks .lock-waiting")).isEqualTo("no");
+                assertThat(Long.parseLong(text("#locks .lock-fencing"))).isGreaterThanOrEqualTo(w.lease.fencingToken());
+            });
             browser.screenshot("locks");
         }
     }
