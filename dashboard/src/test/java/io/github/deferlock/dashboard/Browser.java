@@ -9,6 +9,8 @@ import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
 import org.openqa.selenium.OutputType;
@@ -28,11 +30,15 @@ final class Browser implements AutoCloseable {
     static final Path CHROMEDRIVER = Paths.get(System.getProperty("deferlock.chromedriver", "/usr/bin/chromedriver"));
     static final Path SCREENSHOTS = Paths.get("target", "screenshots");
 
+    /** Selenium warns that it has no CDP binding for this Chromium; the tests use WebDriver only. */
+    private static final Logger CDP_LOG = Logger.getLogger("org.openqa.selenium.devtools");
+
     final ChromeDriver driver;
     private final ChromeDriverService service;
     private final Path profile;
 
     private Browser() throws IOException {
+        CDP_LOG.setLevel(Level.SEVERE);
         profile = Files.createTempDirectory("deferlock-chromium-");
         service = new ChromeDriverService.Builder()
                 .usingDriverExecutable(CHROMEDRIVER.toFile())
