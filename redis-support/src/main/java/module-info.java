@@ -10,5 +10,6 @@ module io.github.deferlock.redis {
             io.github.deferlock.lock,
             io.github.deferlock.delay,
             io.github.deferlock.conflict,
-            io.github.deferlock.inspect;
+            io.github.deferlock.inspect,
+            io.github.deferlock.dashboard;
 }
