@@ -272,4 +272,36 @@ final class DashboardBrowserIT {
             browser.screenshot("locks");
         }
     }
+
+    @Test
+    void deadLetters_arePaged(UnifiedJedis redis) {
+        try (Workload w = Workload.write(redis);
+                RunningDashboard d = new RunningDashboard(redis, b -> b)) {
+            for (int i = 0; i < 21; i++) {
+                w.orders.enqueue("many-" + i, "many " + i, Duration.ZERO);
+            }
+            w.orders.claim(100).forEach(job -> w.orders.deadLetter(job, "failed " + job.id()));
+            long dead = w.orders.size(JobState.DEAD);
+            List<String> oldest = w.orders.deadLetters((int) dead).stream()
+                    .map(DeadLetter::id)
+                    .toList();
+            browser.driver.get(d.server.uri().toString());
+            click("#queues tr[data-queue='orders'] a");
+
+            eventually().untilAsserted(() -> {
+                assertThat(text("#dead-page")).isEqualTo("1–20 of " + dead);
+                assertThat(all("#dead tbody tr"))
+                        .extracting(r -> r.getAttribute("data-id"))
+                        .containsExactlyElementsOf(oldest.subList(0, 20));
+            });
+            click("#dead-next");
+            eventually().untilAsserted(() -> {
+                assertThat(text("#dead-page")).isEqualTo("21–" + dead + " of " + dead);
+                assertThat(all("#dead tbody tr"))
+                        .extracting(r -> r.getAttribute("data-id"))
+                        .containsExactlyElementsOf(oldest.subList(20, (int) dead));
+            });
+            assertThat(find("#dead-next").isEnabled()).isFalse();
+        }
+    }
 }
