@@ -354,6 +354,13 @@ final class DashboardHttpIT {
                 assertThat(d.parse(r.body()).get("error").asText()).isNotEmpty();
             });
             assertThat(d.get("api/nothing").statusCode()).isEqualTo(404);
+            assertThat(d.audit)
+                    .extracting(ActionRecord::outcome)
+                    .satisfiesExactly(
+                            o -> assertThat(o)
+                                    .isEqualTo("refused: ids must be a non-empty array of job ids (select dead"
+                                            + " letters first)"),
+                            o -> assertThat(o).startsWith("refused: the body is not JSON: "));
             assertThat(w.orders.size(JobState.DEAD)).isEqualTo(4);
         }
     }

@@ -114,10 +114,11 @@ public final class Api {
             record(request, claimedActor(request), action, "", List.of(), "refused: " + e.getMessage());
             throw e;
         }
-        JsonNode body = readBody(request);
-        String queue = text(body, "queue");
+        String queue = "";
         List<String> ids = List.of();
         try {
+            JsonNode body = readBody(request);
+            queue = text(body, "queue");
             Object result =
                     switch (action) {
                         case "requeue", "purge" -> {
@@ -163,6 +164,9 @@ public final class Api {
             write(response, result);
         } catch (HttpError | IllegalArgumentException e) {
             record(request, actor, action, queue, ids, "refused: " + e.getMessage());
+            throw e;
+        } catch (RuntimeException e) {
+            record(request, actor, action, queue, ids, "failed: " + e);
             throw e;
         }
     }
