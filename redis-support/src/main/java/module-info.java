@@ -1,6 +1,7 @@
 /**
- * Redis plumbing written once for the deferlock modules. Nothing here is API: the one package is exported
- * only to the modules that share it.
+ * Redis plumbing written once for the deferlock modules: names and key layout, argument rules, scripts (with
+ * Lua includes), the replicated call, the topology, the notice bus and the retry policy. Nothing here is API:
+ * the one package is exported only to the modules that share it.
  */
 module io.github.deferlock.redis {
     requires transitive redis.clients.jedis;
