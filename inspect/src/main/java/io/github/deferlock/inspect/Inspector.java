@@ -4,13 +4,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.github.deferlock.delay.DelayQueue;
 import io.github.deferlock.delay.JobInfo;
 import io.github.deferlock.inspect.internal.EnvelopeText;
+import io.github.deferlock.inspect.internal.InspectLua;
 import io.github.deferlock.inspect.internal.LockKeys;
-import io.github.deferlock.inspect.internal.LuaScript;
 import io.github.deferlock.inspect.internal.Utf8;
 import io.github.deferlock.redis.internal.Names;
 import io.github.deferlock.redis.internal.QueueKeyspace;
 import io.github.deferlock.redis.internal.Registry;
 import io.github.deferlock.redis.internal.Require;
+import io.github.deferlock.redis.internal.Script;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -52,12 +53,12 @@ import redis.clients.jedis.exceptions.JedisException;
 public final class Inspector {
     private static final Logger LOG = LoggerFactory.getLogger(Inspector.class);
 
-    private static final LuaScript STATS = LuaScript.load("stats");
-    private static final LuaScript DEAD_PAGE = LuaScript.load("dead_page");
-    private static final LuaScript ENVELOPE_START = LuaScript.load("envelope_start");
-    private static final LuaScript PURGE_IDS = LuaScript.load("purge_ids");
-    private static final LuaScript LOCK_INFO = LuaScript.load("lock_info");
-    private static final LuaScript REGISTRY_CLEAN = LuaScript.load("registry_clean");
+    private static final Script STATS = InspectLua.load("stats");
+    private static final Script DEAD_PAGE = InspectLua.load("dead_page");
+    private static final Script ENVELOPE_START = InspectLua.load("envelope_start");
+    private static final Script PURGE_IDS = InspectLua.load("purge_ids");
+    private static final Script LOCK_INFO = InspectLua.load("lock_info");
+    private static final Script REGISTRY_CLEAN = InspectLua.load("registry_clean");
 
     /** The largest page of dead letters. */
     public static final int MAX_PAGE = 1000;
@@ -65,9 +66,6 @@ public final class Inspector {
     public static final int MAX_IDS = 500;
     /** The most locks one {@link #locks} call returns. */
     public static final int MAX_LOCKS = 10_000;
-
-    /** Room for an envelope's header (sequence, state, attempts, receipt, due time) before its payload. */
-    private static final int ENVELOPE_HEADER_ROOM = 80;
 
     private final UnifiedJedis redis;
     private final Duration staleAfter;
@@ -227,20 +225,16 @@ public final class Inspector {
                 () -> DEAD_PAGE.run(
                         redis,
                         List.of(bytes(p + "dead"), bytes(p + "jobs"), bytes(p + "errors")),
-                        List.of(num(offset), num(limit), num(ENVELOPE_HEADER_ROOM + previewBytes))));
+                        List.of(num(offset), num(limit), num(previewBytes))));
         List<DeadLetterView> items = new ArrayList<>();
-        for (int i = 1; i + 4 < r.size(); i += 5) {
+        for (int i = 1; i + 5 < r.size(); i += 6) {
             String id = text(r.get(i));
-            long length = (Long) r.get(i + 1);
-            byte[] start = (byte[]) r.get(i + 2);
-            String error = text(r.get(i + 3));
-            Instant died = Instant.ofEpochMilli((Long) r.get(i + 4));
-            if (start.length == 0) { // the envelope vanished: not a consistent dead letter, show what there is
-                items.add(new DeadLetterView(id, 0, error, died, new PayloadPreview("", 0, false)));
-                continue;
-            }
-            EnvelopeText env = EnvelopeText.parse(start, length);
-            items.add(new DeadLetterView(id, env.attempts(), error, died, preview(env)));
+            byte[] head = (byte[]) r.get(i + 1);
+            String error = text(r.get(i + 4));
+            Instant died = Instant.ofEpochMilli((Long) r.get(i + 5));
+            int attempts = head.length == 0 ? 0 : EnvelopeText.parse(head).attempts(); // empty: envelope gone
+            items.add(
+                    new DeadLetterView(id, attempts, error, died, preview((byte[]) r.get(i + 2), (Long) r.get(i + 3))));
         }
         return new DeadLetterPage(queue, (Long) r.get(0), offset, items);
     }
@@ -262,13 +256,10 @@ public final class Inspector {
         String p = queuePrefix(queue);
         List<?> r = (List<?>) call(
                 "read job '" + id + "' of queue '" + queue + "'",
-                () -> ENVELOPE_START.run(
-                        redis,
-                        List.of(bytes(p + "jobs")),
-                        List.of(bytes(id), num(ENVELOPE_HEADER_ROOM + previewBytes))));
+                () -> ENVELOPE_START.run(redis, List.of(bytes(p + "jobs")), List.of(bytes(id), num(previewBytes))));
         PayloadPreview payload = r.isEmpty()
                 ? new PayloadPreview("", 0, false) // acked or cancelled between the two reads
-                : preview(EnvelopeText.parse((byte[]) r.get(1), (Long) r.get(0)));
+                : preview((byte[]) r.get(1), (Long) r.get(2));
         JobInfo j = info.get();
         // TODO(issue 17): show j.headers() once delay-core's JobInfo has them (branch delayarch)
         return Optional.of(new JobView(
@@ -284,10 +275,9 @@ public final class Inspector {
                 payload));
     }
 
-    private PayloadPreview preview(EnvelopeText env) {
-        String text = Utf8.prefix(env.payloadStart(), previewBytes);
-        return new PayloadPreview(
-                text, env.payloadBytes(), text.getBytes(StandardCharsets.UTF_8).length < env.payloadBytes());
+    private PayloadPreview preview(byte[] start, long totalBytes) {
+        String text = Utf8.prefix(start, previewBytes);
+        return new PayloadPreview(text, totalBytes, text.getBytes(StandardCharsets.UTF_8).length < totalBytes);
     }
 
     // ---------------------------------------------------------------- actions
@@ -375,8 +365,10 @@ public final class Inspector {
     // ---------------------------------------------------------------- locks
 
     /**
-     * The locks under {@code prefix} (found with {@code SCAN}, on every master of a cluster), sorted by name.
-     * Keys that vanish between the scan and the read are left out.
+     * The held locks under {@code prefix} (found with {@code SCAN}, on every master of a cluster), sorted by
+     * name. The scan stops once more than {@code limit} are found, so when {@link LockPage#more()} is true the
+     * page holds the first ones the scan met, not the first by name. Keys that vanish between the scan and the
+     * read are left out.
      *
      * @param limit how many locks at most, within [1, {@value #MAX_LOCKS}]
      * @throws IllegalArgumentException when the prefix holds a brace or the limit is out of range

@@ -4,7 +4,8 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * The held locks found under a prefix, sorted by name. Immutable.
+ * The held locks found under a prefix, sorted by name (when {@code more}, the first ones the scan met).
+ * Immutable.
  *
  * @param prefix the lock key prefix
  * @param locks the locks found, at most the limit asked for

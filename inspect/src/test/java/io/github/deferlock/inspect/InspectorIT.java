@@ -175,6 +175,27 @@ final class InspectorIT {
         assertThat(inspector.job("jobs", "missing")).isEmpty();
     }
 
+    /** Envelopes with a header block (docs/queue-keys.md: 0x1E, length, ':', block) before the JSON. */
+    @Test
+    void payloadPreview_skipsAHeaderBlock(RedisClient redis) {
+        DelayQueue<Msg> q = queue(redis, "hdr");
+        q.enqueue("h", new Msg("x"), Duration.ZERO);
+        kill(q, 1);
+        String env = redis.hget("deferlock:dq:{hdr}:jobs", "h");
+        int bar = env.indexOf('|', env.indexOf('|', env.indexOf('|') + 1) + 1);
+        redis.hset(
+                "deferlock:dq:{hdr}:jobs",
+                "h",
+                env.substring(0, bar + 1) + "\u001e10:1:k5:hello" + env.substring(bar + 1));
+        Inspector inspector = Inspector.builder(redis).build();
+        PayloadPreview expected = new PayloadPreview("{\"text\":\"x\"}", 12, false);
+        assertThat(inspector.job("hdr", "h").orElseThrow().payload()).isEqualTo(expected);
+        assertThat(inspector.deadLetters("hdr", 0, 10).items())
+                .singleElement()
+                .satisfies(d -> assertThat(d.payload()).isEqualTo(expected))
+                .satisfies(d -> assertThat(d.attempts()).isEqualTo(1));
+    }
+
     @Test
     void requeueAndPurge_touchOnlyTheGivenDeadLetters(RedisClient redis) {
         DelayQueue<Msg> q = queue(redis, "acts");

@@ -3,55 +3,39 @@ package io.github.deferlock.inspect.internal;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The parts of a stored job envelope the ops tools show (docs/queue-keys.md, "Envelope"): {@code <seq: 12
- * hex><state: w|f|x><attempts>|<receipt>|<due ms>|<payload JSON>}. Parses the start of an envelope, as the
- * inspector's scripts return at most a capped prefix of it. Immutable.
+ * The parts of a stored job envelope's head the ops tools show (docs/queue-keys.md, "Envelope"): {@code
+ * <seq: 12 hex><state: w|f|x><attempts>|<receipt>|<due ms>|}. The inspector's scripts return the head and
+ * the payload separately (skipping a header block), so only the head is parsed here. Immutable.
  *
  * @param state {@code w}, {@code f} or {@code x}
  * @param attempts deliveries counted so far
- * @param payloadStart the bytes of the payload that were returned
- * @param payloadBytes the whole payload's size (from the whole envelope's size)
  */
-public record EnvelopeText(char state, int attempts, byte[] payloadStart, long payloadBytes) {
+public record EnvelopeText(char state, int attempts) {
     private static final int SEQ = 12;
 
     /**
-     * Parses an envelope's start.
+     * Parses an envelope's head.
      *
-     * @param start the first bytes of the envelope (including its three {@code '|'} separators)
-     * @param totalLength the whole envelope's length in bytes
-     * @throws IllegalArgumentException when {@code start} is not an envelope's start
+     * @throws IllegalArgumentException when {@code head} is not an envelope's head
      */
-    public static EnvelopeText parse(byte[] start, long totalLength) {
-        if (start.length <= SEQ) {
-            throw new IllegalArgumentException("not a job envelope: " + show(start));
+    public static EnvelopeText parse(byte[] head) {
+        if (head.length <= SEQ + 1) {
+            throw new IllegalArgumentException("not a job envelope: " + show(head));
         }
-        char state = (char) start[SEQ];
-        int i = SEQ + 1;
+        char state = (char) head[SEQ];
         int attempts = 0;
-        while (i < start.length && start[i] != '|') {
-            byte b = start[i++];
+        for (int i = SEQ + 1; i < head.length && head[i] != '|'; i++) {
+            byte b = head[i];
             if (b < '0' || b > '9' || attempts > 100_000_000) {
-                throw new IllegalArgumentException("not a job envelope: " + show(start));
+                throw new IllegalArgumentException("not a job envelope: " + show(head));
             }
             attempts = attempts * 10 + (b - '0');
         }
-        int bars = 0;
-        while (i < start.length && bars < 3) {
-            if (start[i++] == '|') {
-                bars++;
-            }
-        }
-        if (bars < 3) {
-            throw new IllegalArgumentException("not a job envelope (cut too short?): " + show(start));
-        }
-        byte[] payload = new byte[start.length - i];
-        System.arraycopy(start, i, payload, 0, payload.length);
-        return new EnvelopeText(state, attempts, payload, totalLength - i);
+        return new EnvelopeText(state, attempts);
     }
 
-    private static String show(byte[] start) {
-        String s = new String(start, 0, Math.min(start.length, 40), StandardCharsets.UTF_8);
+    private static String show(byte[] head) {
+        String s = new String(head, 0, Math.min(head.length, 40), StandardCharsets.UTF_8);
         return '"' + s.replaceAll("\\p{Cntrl}", "?") + '"';
     }
 }

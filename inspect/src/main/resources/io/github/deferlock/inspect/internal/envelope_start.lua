@@ -1,9 +1,29 @@
--- The start of one job's envelope (read only).
+-- The head and the payload start of one job's envelope (read only).
 -- KEYS: [1] jobs hash
--- ARGV: [1] job id, [2] envelope bytes to return at most
--- Returns: {} when there is no job, else {envelope length, envelope start}
+-- ARGV: [1] job id, [2] payload bytes to return at most
+-- Returns: {} when there is no job, else {envelope head, payload start, payload length}; the head is
+-- <seq><state><attempts>|<receipt>|<due ms>| (docs/queue-keys.md), empty when malformed; a header block
+-- (0x1E, its decimal length, ':', the block) before the payload JSON is skipped.
 local env = redis.call('HGET', KEYS[1], ARGV[1])
 if not env then
   return {}
 end
-return {string.len(env), string.sub(env, 1, tonumber(ARGV[2]))}
+local p = 0
+for _ = 1, 3 do
+  p = string.find(env, '|', p + 1, true)
+  if not p then
+    return {'', '', 0}
+  end
+end
+local s = p + 1
+if string.byte(env, s) == 30 then
+  local digits = string.match(env, '^%d+', s + 1)
+  if digits then
+    s = s + 1 + #digits + 1 + tonumber(digits)
+  end
+end
+local len = #env - s + 1
+if len < 0 then
+  len = 0
+end
+return {string.sub(env, 1, p), string.sub(env, s, s + tonumber(ARGV[2]) - 1), len}
