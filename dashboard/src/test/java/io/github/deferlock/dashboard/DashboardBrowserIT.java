@@ -304,4 +304,25 @@ final class DashboardBrowserIT {
             assertThat(find("#dead-next").isEnabled()).isFalse();
         }
     }
+
+    @Test
+    void purgeSelected_afterTheSessionExpired_takesTheNewSessionsToken(UnifiedJedis redis) {
+        try (Workload w = Workload.write(redis);
+                RunningDashboard d = RunningDashboard.withActions(redis)) {
+            open(d);
+            signIn();
+            browser.driver.manage().deleteAllCookies(); // as when the server's session times out
+
+            click("#dead tr[data-id='dead-2'] input.pick");
+            click("#purge-selected");
+
+            eventually().untilAsserted(() -> assertThat(w.orders.get("dead-2")).isEmpty());
+            assertThat(w.orders.size(JobState.DEAD)).isEqualTo(3);
+            assertThat(d.audit)
+                    .extracting(ActionRecord::outcome)
+                    .last()
+                    .asString()
+                    .startsWith("done [dead-2]");
+        }
+    }
 }

@@ -68,12 +68,21 @@
     return body;
   }
 
-  async function act(path, payload) {
+  async function post(path, payload) {
     const headers = {'Content-Type': 'application/json', 'Accept': 'application/json',
       'X-CSRF-Token': state.session.csrf};
     if (state.credentials) headers['Authorization'] = state.credentials;
     const response = await fetch(path, {method: 'POST', headers: headers, body: JSON.stringify(payload)});
-    const body = await response.json().catch(() => ({}));
+    return {response: response, body: await response.json().catch(() => ({}))};
+  }
+
+  async function act(path, payload) {
+    let {response, body} = await post(path, payload);
+    if (response.status === 403 && /CSRF/.test(body.error || '')) {
+      // the server's session expired (and with it the CSRF token): take the new session's token, try once more
+      state.session = await getJson('api/session');
+      ({response, body} = await post(path, payload));
+    }
     if (!response.ok) {
       const error = new Error(body.error || ('HTTP ' + response.status));
       error.status = response.status;
