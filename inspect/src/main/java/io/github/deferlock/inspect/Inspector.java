@@ -261,7 +261,6 @@ public final class Inspector {
                 ? new PayloadPreview("", 0, false) // acked or cancelled between the two reads
                 : preview((byte[]) r.get(1), (Long) r.get(2));
         JobInfo j = info.get();
-        // TODO(issue 17): show j.headers() once delay-core's JobInfo has them (branch delayarch)
         return Optional.of(new JobView(
                 queue,
                 id,
@@ -271,7 +270,7 @@ public final class Inspector {
                 j.visibleUntil(),
                 j.diedAt(),
                 j.lastError(),
-                Map.of(),
+                j.headers(),
                 payload));
     }
 
@@ -296,7 +295,8 @@ public final class Inspector {
         List<String> applied = new ArrayList<>();
         List<String> notFound = new ArrayList<>();
         for (String id : new LinkedHashSet<>(ids)) {
-            boolean moved = call("requeue dead letter '" + id + "' of queue '" + queue + "'", () -> q.requeueDead(id));
+            boolean moved = call("requeue dead letter '" + id + "' of queue '" + queue + "'", () -> q.deadLetters()
+                    .requeue(id));
             (moved ? applied : notFound).add(id);
         }
         return new IdActionResult(applied, notFound);
@@ -342,7 +342,7 @@ public final class Inspector {
     }
 
     /**
-     * Moves every dead letter of the queue back to due now ({@link DelayQueue#requeueAllDead()}). Callers that
+     * Moves every dead letter of the queue back to due now ({@link io.github.deferlock.delay.DeadLetters#requeueAll()}). Callers that
      * ask a person first should show {@link QueueStats#dead()} and have it confirmed.
      *
      * @return how many were moved
@@ -351,7 +351,8 @@ public final class Inspector {
      */
     public long requeueAllDead(String queue) {
         DelayQueue<JsonNode> q = queue(queue);
-        return call("requeue all dead letters of queue '" + queue + "'", q::requeueAllDead);
+        return call("requeue all dead letters of queue '" + queue + "'", () -> q.deadLetters()
+                .requeueAll());
     }
 
     private static void checkIds(List<String> ids) {

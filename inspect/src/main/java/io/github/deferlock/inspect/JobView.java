@@ -17,7 +17,7 @@ import java.util.Optional;
  * @param visibleUntil in flight: the visibility deadline
  * @param diedAt dead: when it died
  * @param lastError the last error recorded, if any
- * @param headers the job's headers (empty until delay-core stores headers)
+ * @param headers the job's headers ({@code Job.headers()}), empty when none
  * @param payload the start of its payload
  */
 public record JobView(

@@ -9,6 +9,7 @@ import io.github.deferlock.delay.DelayQueue;
 import io.github.deferlock.delay.DelayQueueWorker;
 import io.github.deferlock.delay.Job;
 import io.github.deferlock.delay.JobState;
+import io.github.deferlock.delay.NewJob;
 import io.github.deferlock.lock.DistributedLock;
 import io.github.deferlock.lock.LockLease;
 import io.github.deferlock.lock.RedisLocks;
@@ -173,6 +174,13 @@ final class InspectorIT {
         assertThat(dead.lastError()).contains("bad payload");
         assertThat(dead.diedAt()).isPresent();
         assertThat(inspector.job("jobs", "missing")).isEmpty();
+
+        q.enqueueJob(NewJob.of("with-headers", new Msg("h"), Duration.ZERO)
+                .withHeader("trace-id", "abc")
+                .withHeader("tenant", "<b>t1</b>"));
+        JobView headed = inspector.job("jobs", "with-headers").orElseThrow();
+        assertThat(headed.headers()).isEqualTo(java.util.Map.of("trace-id", "abc", "tenant", "<b>t1</b>"));
+        assertThat(headed.payload().text()).isEqualTo("{\"text\":\"h\"}");
     }
 
     /** Envelopes with a header block (docs/queue-keys.md: 0x1E, length, ':', block) before the JSON. */
@@ -219,7 +227,7 @@ final class InspectorIT {
         assertThat(redis.hexists("deferlock:dq:{acts}:errors", "x1")).isFalse();
         assertThat(q.get("alive")).isPresent();
         assertThat(q.get("x0")).isPresent();
-        assertThat(q.deadLetters(10)).extracting(d -> d.id()).containsExactly("x2", "x3");
+        assertThat(q.deadLetters().list(10)).extracting(d -> d.id()).containsExactly("x2", "x3");
 
         assertThat(inspector.cancel("acts", "alive")).isTrue();
         assertThat(inspector.cancel("acts", "alive")).isFalse();
