@@ -114,8 +114,8 @@ final class DashboardBrowserIT {
                         .isEqualTo(String.valueOf(w.emails.size(JobState.DUE)));
                 assertThat(text("#dead-total")).isEqualTo("4");
             });
-            Map<String, String> expected =
-                    w.orders.deadLetters(10).stream().collect(Collectors.toMap(DeadLetter::id, DeadLetter::reason));
+            Map<String, String> expected = w.orders.deadLetters().list(10).stream()
+                    .collect(Collectors.toMap(DeadLetter::id, DeadLetter::reason));
             eventually().untilAsserted(() -> assertThat(deadErrorsOnPage()).isEqualTo(expected));
             // the charts are uPlot canvases, drawn from the sampled history
             eventually()
@@ -138,7 +138,7 @@ final class DashboardBrowserIT {
         try (Workload w = Workload.write(redis);
                 RunningDashboard d = new RunningDashboard(redis, b -> b)) {
             open(d);
-            String stored = w.orders.deadLetters(1).get(0).payloadJson();
+            String stored = w.orders.deadLetters().list(1).get(0).payloadJson();
 
             eventually().untilAsserted(() -> assertThat(text("#dead tr[data-id='dead-1'] .payload"))
                     .isEqualTo(stored));
@@ -282,7 +282,7 @@ final class DashboardBrowserIT {
             }
             w.orders.claim(100).forEach(job -> w.orders.deadLetter(job, "failed " + job.id()));
             long dead = w.orders.size(JobState.DEAD);
-            List<String> oldest = w.orders.deadLetters((int) dead).stream()
+            List<String> oldest = w.orders.deadLetters().list((int) dead).stream()
                     .map(DeadLetter::id)
                     .toList();
             browser.driver.get(d.server.uri().toString());

@@ -52,7 +52,7 @@ final class DashboardHttpIT {
 
             assertThat(page.get("total").asLong()).isEqualTo(4);
             assertThat(page.get("items")).hasSize(3);
-            List<DeadLetter> stored = w.orders.deadLetters(10);
+            List<DeadLetter> stored = w.orders.deadLetters().list(10);
             for (int i = 0; i < 3; i++) {
                 JsonNode item = page.get("items").get(i);
                 assertThat(item.get("id").asText()).isEqualTo(stored.get(i).id());
