@@ -14,5 +14,6 @@ module io.github.deferlock.redis {
             io.github.deferlock.conflict,
             io.github.deferlock.streams,
             io.github.deferlock.rabbitmq,
-            io.github.deferlock.inspect;
+            io.github.deferlock.inspect,
+            io.github.deferlock.dashboard;
 }

@@ -1,0 +1,328 @@
+package io.github.deferlock.dashboard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.github.deferlock.delay.DeadLetter;
+import io.github.deferlock.delay.JobState;
+import io.github.deferlock.testing.RedisExtension;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.awaitility.core.ConditionFactory;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.openqa.selenium.By;
+import org.openqa.selenium.NoSuchElementException;
+import org.openqa.selenium.StaleElementReferenceException;
+import org.openqa.selenium.WebElement;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * The dashboard page in headless Chromium against a real redis-server holding a known {@link Workload}: what the
+ * page shows equals what Redis holds, clicks change Redis, and HTML in payloads and errors stays text.
+ * Screenshots go to {@code target/screenshots}.
+ */
+@ExtendWith(RedisExtension.class)
+final class DashboardBrowserIT {
+
+    private static Browser browser;
+
+    @BeforeAll
+    static void startBrowser() throws IOException {
+        browser = Browser.startOrSkip();
+    }
+
+    @AfterAll
+    static void stopBrowser() throws IOException {
+        if (browser != null) {
+            browser.close();
+        }
+    }
+
+    private static ConditionFactory eventually() {
+        return await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(100))
+                // an element redrawn under the test (stale) or not drawn yet: look again
+                .ignoreExceptionsMatching(
+                        e -> e instanceof StaleElementReferenceException || e instanceof NoSuchElementException);
+    }
+
+    private static WebElement find(String css) {
+        return browser.driver.findElement(By.cssSelector(css));
+    }
+
+    /** Clicks the element, looking it up again when a refresh redrew it before the click. */
+    private static void click(String css) {
+        eventually().until(() -> {
+            find(css).click();
+            return true;
+        });
+    }
+
+    private static List<WebElement> all(String css) {
+        return browser.driver.findElements(By.cssSelector(css));
+    }
+
+    private static String text(String css) {
+        List<WebElement> found = all(css);
+        return found.isEmpty() ? null : found.get(0).getText();
+    }
+
+    /** Opens the page and selects queue orders (the first queue, emails, is selected at first). */
+    private static void open(RunningDashboard d) {
+        browser.driver.get(d.server.uri().toString());
+        // the queue rows are redrawn when a figure changes (the oldest due age does): click within a retry
+        click("#queues tr[data-queue='orders'] a");
+        eventually()
+                .until(() -> "orders".equals(text("#dead-queue"))
+                        && all("#dead tbody tr").size() == 4);
+    }
+
+    private static void signIn() {
+        find("#signin-secret").sendKeys(RunningDashboard.TOKEN);
+        click("#signin-button");
+        eventually().until(() -> "token".equals(text("#signed-in-user")));
+    }
+
+    private static Map<String, String> deadErrorsOnPage() {
+        return all("#dead tbody tr").stream()
+                .collect(Collectors.toMap(
+                        r -> r.getAttribute("data-id"),
+                        r -> r.findElement(By.cssSelector(".error-text")).getText()));
+    }
+
+    @Test
+    void queuePage_showsWhatRedisHolds(UnifiedJedis redis) {
+        try (Workload w = Workload.write(redis);
+                RunningDashboard d = RunningDashboard.withActions(redis)) {
+            open(d);
+            String row = "#queues tr[data-queue='orders'] ";
+
+            eventually().untilAsserted(() -> {
+                long waiting = w.orders.size(JobState.DUE);
+                assertThat(Long.parseLong(text(row + ".due")) + Long.parseLong(text(row + ".scheduled")))
+                        .isEqualTo(waiting);
+                assertThat(text(row + ".scheduled")).isEqualTo("3");
+                assertThat(text(row + ".in-flight")).isEqualTo(String.valueOf(w.orders.size(JobState.IN_FLIGHT)));
+                assertThat(text(row + ".dead")).isEqualTo(String.valueOf(w.orders.size(JobState.DEAD)));
+                assertThat(text("#queues tr[data-queue='emails'] .due"))
+                        .isEqualTo(String.valueOf(w.emails.size(JobState.DUE)));
+                assertThat(text("#dead-total")).isEqualTo("4");
+            });
+            Map<String, String> expected = w.orders.deadLetters().list(10).stream()
+                    .collect(Collectors.toMap(DeadLetter::id, DeadLetter::reason));
+            eventually().untilAsserted(() -> assertThat(deadErrorsOnPage()).isEqualTo(expected));
+            // the charts are uPlot canvases, drawn from the sampled history
+            eventually()
+                    .until(() -> all("#chart-enqueued canvas").size() == 1
+                            && all("#chart-handled canvas").size() == 1
+                            && all("#chart-lateness canvas").size() == 1
+                            && d.getJson("api/history?queue=orders")
+                                            .get("samples")
+                                            .size()
+                                    >= 3);
+            w.orders.enqueue("more");
+            eventually().untilAsserted(() -> assertThat(text(row + ".due"))
+                    .isEqualTo(String.valueOf(w.orders.size(JobState.DUE) - 3)));
+            browser.screenshot("queue-page");
+        }
+    }
+
+    @Test
+    void htmlInPayloadsAndErrors_rendersAsText(UnifiedJedis redis) {
+        try (Workload w = Workload.write(redis);
+                RunningDashboard d = new RunningDashboard(redis, b -> b)) {
+            open(d);
+            String stored = w.orders.deadLetters().list(1).get(0).payloadJson();
+
+            eventually().untilAsserted(() -> assertThat(text("#dead tr[data-id='dead-1'] .payload"))
+                    .isEqualTo(stored));
+            click("#dead tr[data-id='dead-1'] a.job-id");
+            eventually()
+                    .untilAsserted(() -> assertThat(text("#job .job-payload")).isEqualTo(stored));
+            assertThat(text("#job .job-error")).contains("<script>window.__xss = 3</script>");
+
+            assertThat(browser.driver.executeScript("return window.__xss === undefined"))
+                    .isEqualTo(true);
+            assertThat(all("#dead script, #dead img, #dead b, #job script, #job img"))
+                    .isEmpty();
+            assertThat(all("script")).hasSize(2); // uPlot and the page's own
+            browser.screenshot("escaped-payload");
+        }
+    }
+
+    @Test
+    void readOnlyPage_showsNoActions(UnifiedJedis redis) {
+        try (Workload w = Workload.write(redis);
+                RunningDashboard d = new RunningDashboard(redis, b -> b)) {
+            open(d);
+
+            assertThat(text("#mode")).isEqualTo("read-only");
+            assertThat(find("#requeue-selected").isDisplayed()).isFalse();
+            assertThat(find("#dead tr[data-id='dead-1'] input.pick").isDisplayed())
+                    .isFalse();
+            assertThat(find("#signin").isDisplayed()).isFalse();
+            assertThat(w.orders.size(JobState.DEAD)).isEqualTo(4);
+        }
+    }
+
+    @Test
+    void requeueSelected_movesExactlyTheSelectedIds(UnifiedJedis redis) {
+        try (Workload w = Workload.write(redis);
+                RunningDashboard d = RunningDashboard.withActions(redis)) {
+            open(d);
+            assertThat(find("#requeue-selected").isDisplayed()).isFalse();
+            signIn();
+
+            eventually()
+                    .until(() -> find("#dead tr[data-id='dead-1'] input.pick").isDisplayed());
+            click("#dead tr[data-id='dead-1'] input.pick");
+            click("#dead tr[data-id='dead-3'] input.pick");
+            eventually().untilAsserted(() -> assertThat(text("#selected-count")).isEqualTo("2 selected"));
+            browser.screenshot("dead-letters-selected");
+            click("#requeue-selected");
+
+            eventually().untilAsserted(() -> {
+                assertThat(w.orders.get("dead-1").orElseThrow().state()).isEqualTo(JobState.DUE);
+                assertThat(w.orders.get("dead-3").orElseThrow().state()).isEqualTo(JobState.DUE);
+            });
+            assertThat(w.orders.get("dead-2").orElseThrow().state()).isEqualTo(JobState.DEAD);
+            assertThat(w.orders.get("dead-4").orElseThrow().state()).isEqualTo(JobState.DEAD);
+            eventually().untilAsserted(() -> {
+                assertThat(text("#dead-total")).isEqualTo("2");
+                assertThat(deadErrorsOnPage()).containsOnlyKeys("dead-2", "dead-4");
+            });
+            assertThat(d.audit).singleElement().satisfies(r -> {
+                assertThat(r.actor()).isEqualTo("token");
+                assertThat(r.ids()).containsExactlyInAnyOrder("dead-1", "dead-3");
+            });
+            browser.screenshot("dead-letters-requeued");
+        }
+    }
+
+    @Test
+    void requeueAll_needsTheCountTyped(UnifiedJedis redis) {
+        try (Workload w = Workload.write(redis);
+                RunningDashboard d = RunningDashboard.withActions(redis)) {
+            open(d);
+            signIn();
+
+            click("#requeue-all");
+            eventually().until(() -> find("#confirm").isDisplayed());
+            assertThat(text("#confirm-text")).contains("4 dead letters").contains("orders");
+            find("#confirm-input").sendKeys("3");
+            assertThat(find("#confirm-ok").isEnabled()).isFalse();
+            find("#confirm-input").clear();
+            find("#confirm-input").sendKeys("4");
+            assertThat(find("#confirm-ok").isEnabled()).isTrue();
+            browser.screenshot("requeue-all-confirm");
+            click("#confirm-ok");
+
+            eventually().untilAsserted(() -> assertThat(w.orders.size(JobState.DEAD))
+                    .isZero());
+            assertThat(w.orders.get("dead-2").orElseThrow().state()).isEqualTo(JobState.DUE);
+            eventually().untilAsserted(() -> assertThat(text("#dead-total")).isEqualTo("0"));
+        }
+    }
+
+    @Test
+    void jobView_showsTheJob_andCancelDeletesIt(UnifiedJedis redis) {
+        try (Workload w = Workload.write(redis);
+                RunningDashboard d = RunningDashboard.withActions(redis)) {
+            open(d);
+            signIn();
+
+            find("#job-queue").sendKeys("orders");
+            find("#job-id").sendKeys(w.scheduledId);
+            click("#job-form button");
+            eventually().untilAsserted(() -> {
+                assertThat(text("#job .job-state")).isEqualTo("DUE");
+                assertThat(text("#job .job-attempts")).isEqualTo("0");
+                assertThat(text("#job .job-payload")).isEqualTo("\"later 2\"");
+            });
+            browser.screenshot("job");
+            click("#job-cancel");
+
+            eventually()
+                    .untilAsserted(() -> assertThat(w.orders.get(w.scheduledId)).isEmpty());
+            eventually().until(() -> find("#job-missing").isDisplayed());
+        }
+    }
+
+    @Test
+    void locks_showTheHolder(UnifiedJedis redis) {
+        try (Workload w = Workload.write(redis);
+                RunningDashboard d = new RunningDashboard(redis, b -> b)) {
+            open(d);
+            click("#locks-form button");
+
+            String stored = redis.get(w.locks.get(Workload.LOCK).key());
+            // the row is redrawn every refresh (the remaining lease changes): read it within one retry
+            eventually().untilAsserted(() -> {
+                assertThat(text("#locks .lock-name")).isEqualTo(Workload.LOCK);
+                assertThat(stored).startsWith(text("#locks .lock-holder"));
+                assertThat(text("#locks .lock-waiting")).isEqualTo("no");
+                assertThat(Long.parseLong(text("#locks .lock-fencing"))).isGreaterThanOrEqualTo(w.lease.fencingToken());
+            });
+            browser.screenshot("locks");
+        }
+    }
+
+    @Test
+    void deadLetters_arePaged(UnifiedJedis redis) {
+        try (Workload w = Workload.write(redis);
+                RunningDashboard d = new RunningDashboard(redis, b -> b)) {
+            for (int i = 0; i < 21; i++) {
+                w.orders.enqueue("many-" + i, "many " + i, Duration.ZERO);
+            }
+            w.orders.claim(100).forEach(job -> w.orders.deadLetter(job, "failed " + job.id()));
+            long dead = w.orders.size(JobState.DEAD);
+            List<String> oldest = w.orders.deadLetters().list((int) dead).stream()
+                    .map(DeadLetter::id)
+                    .toList();
+            browser.driver.get(d.server.uri().toString());
+            click("#queues tr[data-queue='orders'] a");
+
+            eventually().untilAsserted(() -> {
+                assertThat(text("#dead-page")).isEqualTo("1–20 of " + dead);
+                assertThat(all("#dead tbody tr"))
+                        .extracting(r -> r.getAttribute("data-id"))
+                        .containsExactlyElementsOf(oldest.subList(0, 20));
+            });
+            click("#dead-next");
+            eventually().untilAsserted(() -> {
+                assertThat(text("#dead-page")).isEqualTo("21–" + dead + " of " + dead);
+                assertThat(all("#dead tbody tr"))
+                        .extracting(r -> r.getAttribute("data-id"))
+                        .containsExactlyElementsOf(oldest.subList(20, (int) dead));
+            });
+            assertThat(find("#dead-next").isEnabled()).isFalse();
+        }
+    }
+
+    @Test
+    void purgeSelected_afterTheSessionExpired_takesTheNewSessionsToken(UnifiedJedis redis) {
+        try (Workload w = Workload.write(redis);
+                RunningDashboard d = RunningDashboard.withActions(redis)) {
+            open(d);
+            signIn();
+            browser.driver.manage().deleteAllCookies(); // as when the server's session times out
+
+            click("#dead tr[data-id='dead-2'] input.pick");
+            click("#purge-selected");
+
+            eventually().untilAsserted(() -> assertThat(w.orders.get("dead-2")).isEmpty());
+            assertThat(w.orders.size(JobState.DEAD)).isEqualTo(3);
+            assertThat(d.audit)
+                    .extracting(ActionRecord::outcome)
+                    .last()
+                    .asString()
+                    .startsWith("done [dead-2]");
+        }
+    }
+}

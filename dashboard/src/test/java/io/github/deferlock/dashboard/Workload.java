@@ -1,0 +1,78 @@
+package io.github.deferlock.dashboard;
+
+import io.github.deferlock.delay.DelayQueue;
+import io.github.deferlock.delay.Job;
+import io.github.deferlock.lock.LockLease;
+import io.github.deferlock.lock.RedisLocks;
+import io.github.deferlock.redis.internal.Registry;
+import io.github.deferlock.redis.internal.RegistryBeacon;
+import java.time.Duration;
+import java.util.List;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * The known state the dashboard tests read: queue {@code orders} with 3 jobs due, 3 scheduled an hour ahead,
+ * 2 in flight and 4 dead letters ({@code dead-1} … {@code dead-4}, whose errors and payloads hold HTML), queue
+ * {@code emails} with one job due, and lock {@code order-42} held under {@code lock:}. Both queues and the
+ * lock prefix are in the registry.
+ */
+final class Workload implements AutoCloseable {
+
+    static final String ORDERS = "orders";
+    static final String EMAILS = "emails";
+    static final String LOCK = "order-42";
+    static final String XSS_PAYLOAD = "<script>window.__xss = 1</script><img src=x onerror=\"window.__xss = 2\">";
+    static final List<String> DEAD_IDS = List.of("dead-1", "dead-2", "dead-3", "dead-4");
+
+    final DelayQueue<String> orders;
+    final DelayQueue<String> emails;
+    final RedisLocks locks;
+    final LockLease lease;
+    final String scheduledId;
+
+    private Workload(UnifiedJedis redis) {
+        orders = DelayQueue.builder(redis, ORDERS, String.class)
+                .visibilityTimeout(Duration.ofMinutes(10))
+                .build();
+        emails = DelayQueue.builder(redis, EMAILS, String.class).build();
+        for (String id : DEAD_IDS) {
+            String payload = id.equals("dead-1") ? XSS_PAYLOAD : "order " + id;
+            orders.enqueue(id, payload, Duration.ZERO);
+        }
+        List<Job<String>> dying = orders.claim(DEAD_IDS.size());
+        for (Job<String> job : dying) {
+            orders.deadLetter(
+                    job, "payment service said <b>no</b> to " + job.id() + " <script>window.__xss = 3</script>");
+        }
+        for (int i = 0; i < 5; i++) {
+            orders.enqueue("order " + i);
+        }
+        String later = null;
+        for (int i = 0; i < 3; i++) {
+            later = orders.enqueue("later " + i, Duration.ofHours(1)).id();
+        }
+        scheduledId = later;
+        orders.claim(2);
+        emails.enqueue("hello");
+        new RegistryBeacon(Registry.Kind.QUEUE).touch(redis, ORDERS);
+        new RegistryBeacon(Registry.Kind.QUEUE).touch(redis, EMAILS);
+        locks = RedisLocks.builder(redis).build();
+        lease = locks.get(LOCK).acquire(Duration.ofSeconds(5), Duration.ofMinutes(5));
+        new RegistryBeacon(Registry.Kind.LOCK_PREFIX).touch(redis, "lock:");
+    }
+
+    /** Writes the workload into {@code redis} (expected empty). */
+    static Workload write(UnifiedJedis redis) {
+        return new Workload(redis);
+    }
+
+    @Override
+    public void close() {
+        try {
+            lease.close();
+        } catch (RuntimeException e) {
+            // the test may have flushed Redis
+        }
+        locks.close();
+    }
+}
