@@ -5,7 +5,9 @@ import io.github.deferlock.delay.Backoff;
 import io.github.deferlock.delay.DelayQueue;
 import io.github.deferlock.delay.DelayQueueWorker;
 import io.github.deferlock.delay.Job;
+import io.github.deferlock.delay.QueueListener;
 import io.github.deferlock.redis.internal.Names;
+import io.github.deferlock.redis.internal.Require;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -59,6 +61,9 @@ public final class Deferrals implements AutoCloseable {
         }
         if (b.maxAttempts != 0) {
             qb.maxAttempts(b.maxAttempts);
+        }
+        if (b.queueListener != null) {
+            qb.listener(b.queueListener);
         }
         this.queue = qb.build();
     }
@@ -160,6 +165,7 @@ public final class Deferrals implements AutoCloseable {
         private Duration doneTtl;
         private Duration visibilityTimeout;
         private int maxAttempts;
+        private QueueListener queueListener;
 
         private Builder(UnifiedJedis redis, String name) {
             this.redis = Objects.requireNonNull(redis, "redis cannot be null");
@@ -232,6 +238,12 @@ public final class Deferrals implements AutoCloseable {
                 throw new IllegalStateException("maxAttempts was already set to " + maxAttempts);
             }
             maxAttempts = n;
+            return this;
+        }
+
+        /** A listener for the deferral queue's events (default none); see {@link QueueListener}. */
+        public Builder queueListener(QueueListener listener) {
+            queueListener = Require.setOnce("queueListener", queueListener, listener);
             return this;
         }
 
