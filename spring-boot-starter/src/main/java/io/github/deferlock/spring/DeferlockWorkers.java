@@ -42,7 +42,8 @@ public final class DeferlockWorkers implements SmartLifecycle {
     private final DelayQueues queues;
     private final Deferrals deferrals;
     private final DeferlockProperties properties;
-    private final Map<String, DelayQueueWorker<?>> workers = new LinkedHashMap<>();
+    private final Object lifecycle = new Object();
+    private volatile Map<String, DelayQueueWorker<?>> workers = Map.of(); // replaced whole, read without the lock
     private volatile boolean running;
 
     DeferlockWorkers(
@@ -63,10 +64,16 @@ public final class DeferlockWorkers implements SmartLifecycle {
     }
 
     @Override
-    public synchronized void start() {
-        if (running) {
-            return;
+    public void start() {
+        synchronized (lifecycle) {
+            if (!running) {
+                startAll();
+            }
         }
+    }
+
+    private void startAll() {
+        Map<String, DelayQueueWorker<?>> started = new LinkedHashMap<>();
         for (ListenerMethod l : listeners.listeners()) {
             String queue =
                     environment.resolveRequiredPlaceholders(l.annotation().queue());
@@ -74,16 +81,17 @@ public final class DeferlockWorkers implements SmartLifecycle {
             DelayQueue<?> q = queues.get(queue, l.payloadType());
             String id = queue + " <- " + l.method().getDeclaringClass().getSimpleName() + "."
                     + l.method().getName();
-            workers.put(id, startWorker(q, l, concurrency));
+            started.put(id, startWorker(q, l, concurrency));
         }
         if (withLock.interceptor().hasDeferMethods()
                 && properties.getDeferrals().isWorker()) {
-            workers.put(
+            started.put(
                     deferrals.queue().name() + " <- @WithLock(DEFER)",
                     deferrals.startWorker(properties.getDeferrals().getConcurrency()));
         }
+        workers = started;
         running = true;
-        LOG.info("deferlock workers started: {}", workers.keySet());
+        LOG.info("deferlock workers started: {}", started.keySet());
     }
 
     private <T> DelayQueueWorker<T> startWorker(DelayQueue<T> queue, ListenerMethod l, int concurrency) {
@@ -143,18 +151,20 @@ public final class DeferlockWorkers implements SmartLifecycle {
         });
     }
 
-    private synchronized void stopWithin(Duration timeout) {
-        if (!running) {
-            return;
+    private void stopWithin(Duration timeout) {
+        synchronized (lifecycle) {
+            if (!running) {
+                return;
+            }
+            List<CompletableFuture<Boolean>> closing = new ArrayList<>();
+            for (DelayQueueWorker<?> w : workers.values()) {
+                closing.add(CompletableFuture.supplyAsync(() -> w.close(timeout)));
+            }
+            closing.forEach(CompletableFuture::join);
+            running = false;
+            LOG.info("deferlock workers stopped: {}", workers.keySet());
+            workers = Map.of();
         }
-        List<CompletableFuture<Boolean>> closing = new ArrayList<>();
-        for (DelayQueueWorker<?> w : workers.values()) {
-            closing.add(CompletableFuture.supplyAsync(() -> w.close(timeout)));
-        }
-        closing.forEach(CompletableFuture::join);
-        running = false;
-        LOG.info("deferlock workers stopped: {}", workers.keySet());
-        workers.clear();
     }
 
     private Duration shutdownTimeout() {
@@ -170,14 +180,14 @@ public final class DeferlockWorkers implements SmartLifecycle {
     }
 
     /** The workers by "queue <- method", and whether each runs; for health and the endpoint. */
-    public synchronized Map<String, Boolean> workers() {
+    public Map<String, Boolean> workers() {
         Map<String, Boolean> out = new LinkedHashMap<>();
         workers.forEach((id, w) -> out.put(id, w.isRunning()));
         return out;
     }
 
     /** The names of the queues that have a worker in this instance. */
-    public synchronized List<String> workerQueues() {
+    public List<String> workerQueues() {
         return workers.keySet().stream()
                 .map(id -> id.substring(0, id.indexOf(" <- ")))
                 .toList();
