@@ -256,4 +256,31 @@ final class DeferlockAutoConfigurationIT {
                     });
         }
     }
+
+    /** DEFER cannot return a plain value: the caller could not tell a deferred call from a done one. */
+    public static class DeferReturningValue {
+        @WithLock(key = "'a'", onConflict = io.github.deferlock.conflict.OnConflict.DEFER)
+        public String apply(String x) {
+            return x;
+        }
+    }
+
+    /** maxWait belongs to SLEEP_RETRY. */
+    public static class ThrowWithWait {
+        @WithLock(key = "'a'", maxWait = "1s")
+        public void apply() {}
+    }
+
+    @Test
+    void badWithLock_failsTheStartNamingTheMethod(RedisServer server) {
+        runner.withPropertyValues(redisAt(server))
+                .withBean(DeferReturningValue.class)
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .hasStackTraceContaining(
+                                "DeferReturningValue.apply uses OnConflict.DEFER but returns" + " java.lang.String"));
+        runner.withPropertyValues(redisAt(server)).withBean(ThrowWithWait.class).run(context -> assertThat(context)
+                .getFailure()
+                .hasStackTraceContaining("ThrowWithWait.apply: maxWait applies to OnConflict.SLEEP_RETRY only"));
+    }
 }
