@@ -6,5 +6,6 @@ module io.github.deferlock.redis {
     exports io.github.deferlock.redis.internal to
             io.github.deferlock.lock,
             io.github.deferlock.delay,
-            io.github.deferlock.conflict;
+            io.github.deferlock.conflict,
+            io.github.deferlock.micrometer;
 }

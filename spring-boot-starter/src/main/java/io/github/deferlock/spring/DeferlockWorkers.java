@@ -179,7 +179,7 @@ public final class DeferlockWorkers implements SmartLifecycle {
         return running;
     }
 
-    /** The workers by "queue <- method", and whether each runs; for health and the endpoint. */
+    /** The workers by {@code "queue <- method"}, and whether each runs; for health and the endpoint. */
     public Map<String, Boolean> workers() {
         Map<String, Boolean> out = new LinkedHashMap<>();
         workers.forEach((id, w) -> out.put(id, w.isRunning()));
