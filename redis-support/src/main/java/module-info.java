@@ -1,8 +1,12 @@
 /**
- * Redis plumbing written once for the deferlock modules. Nothing here is API: the one package is exported
- * only to the modules that share it.
+ * Redis plumbing written once for the deferlock modules: names and key layout, argument rules, scripts (with
+ * Lua includes), the replicated call, the topology, the notice bus and the retry policy. Nothing here is API:
+ * the one package is exported only to the modules that share it.
  */
 module io.github.deferlock.redis {
+    requires transitive redis.clients.jedis;
+    requires org.slf4j;
+
     exports io.github.deferlock.redis.internal to
             io.github.deferlock.lock,
             io.github.deferlock.delay,

@@ -8,11 +8,13 @@ import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import io.github.deferlock.delay.internal.Envelope;
 import io.github.deferlock.delay.internal.QueueKeys;
-import io.github.deferlock.delay.internal.Retry;
-import io.github.deferlock.delay.internal.Script;
-import io.github.deferlock.delay.internal.WakeSubscriber;
+import io.github.deferlock.delay.internal.QueueLua;
 import io.github.deferlock.redis.internal.Names;
+import io.github.deferlock.redis.internal.ReplicatedCall;
 import io.github.deferlock.redis.internal.Require;
+import io.github.deferlock.redis.internal.Retry;
+import io.github.deferlock.redis.internal.Script;
+import io.github.deferlock.redis.internal.Topology;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
@@ -29,14 +31,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import redis.clients.jedis.AbstractPipeline;
-import redis.clients.jedis.RedisClusterClient;
-import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisException;
-import redis.clients.jedis.exceptions.JedisMovedDataException;
-import redis.clients.jedis.exceptions.JedisNoScriptException;
 
 /**
  * A reliable delay queue in Redis: jobs become due at a time given by the Redis server clock, are claimed
@@ -66,18 +62,18 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
 public final class DelayQueue<T> {
     private static final Logger LOG = LoggerFactory.getLogger(DelayQueue.class);
 
-    private static final Script ENQUEUE = Script.load("enqueue");
-    private static final Script CLAIM = Script.load("claim");
-    private static final Script ACK = Script.load("ack");
-    private static final Script NACK = Script.load("nack");
-    private static final Script RESCHEDULE = Script.load("reschedule");
-    private static final Script EXTEND = Script.load("extend");
-    private static final Script CANCEL = Script.load("cancel");
-    private static final Script INFO = Script.load("info");
-    private static final Script HEAD = Script.load("head");
-    private static final Script DEAD_LIST = Script.load("dead_list");
-    private static final Script REQUEUE = Script.load("requeue");
-    private static final Script PURGE = Script.load("purge");
+    private static final Script ENQUEUE = QueueLua.load("enqueue");
+    private static final Script CLAIM = QueueLua.load("claim");
+    private static final Script ACK = QueueLua.load("ack");
+    private static final Script NACK = QueueLua.load("nack");
+    private static final Script RESCHEDULE = QueueLua.load("reschedule");
+    private static final Script EXTEND = QueueLua.load("extend");
+    private static final Script CANCEL = QueueLua.load("cancel");
+    private static final Script INFO = QueueLua.load("info");
+    private static final Script HEAD = QueueLua.load("head");
+    private static final Script DEAD_LIST = QueueLua.load("dead_list");
+    private static final Script REQUEUE = QueueLua.load("requeue");
+    private static final Script PURGE = QueueLua.load("purge");
 
     /** Jobs per enqueue script call in {@link #enqueueAll(List)}. */
     private static final int ENQUEUE_CHUNK = 200;
@@ -120,9 +116,9 @@ public final class DelayQueue<T> {
     public static final Duration MAX_DELAY = Duration.ofDays(366);
 
     private volatile boolean enqueuePreloaded;
-    private volatile byte[] shardedFlag; // the scripts' SPUBLISH/PUBLISH choice; null until the server says
-    private static final byte[] PLAIN_FOR_NOW = {'0'};
     private final UnifiedJedis redis;
+    private final Topology topology;
+    private final ReplicatedCall replicated;
     private final String name;
     private final QueueKeys keys;
     private final ObjectReader reader;
@@ -150,6 +146,8 @@ public final class DelayQueue<T> {
         this.replicas = b.replicas;
         this.replicaTimeout = b.replicaTimeout;
         this.listener = b.listener == null ? QueueListener.NONE : new SafeQueueListener(b.name, b.listener);
+        this.topology = Topology.of(b.redis);
+        this.replicated = new ReplicatedCall(topology, b.replicas, b.replicas > 0 ? b.replicaTimeout : Duration.ZERO);
     }
 
     /**
@@ -391,50 +389,11 @@ public final class DelayQueue<T> {
             String op,
             String stored,
             boolean strict) {
-        Object[] replies = new Object[argLists.size()];
-        List<Integer> todo = new ArrayList<>();
-        for (int c = 0; c < argLists.size(); c++) {
-            todo.add(c);
+        ReplicatedCall.Replies replies = replicated.runAll(script, keyLists, argLists);
+        if (replies.acked() < replicas) {
+            tooFewReplicas(op, replies.acked(), stored, strict);
         }
-        boolean bySha = true;
-        long acked = Long.MAX_VALUE;
-        while (!todo.isEmpty()) {
-            List<Response<Object>> responses = new ArrayList<>(todo.size());
-            Response<Long> waited = null;
-            try (AbstractPipeline pipeline = redis.pipelined()) {
-                for (int c : todo) {
-                    responses.add(
-                            bySha
-                                    ? script.queue(pipeline, keyLists.get(c), argLists.get(c))
-                                    : script.queueBody(pipeline, keyLists.get(c), argLists.get(c)));
-                }
-                if (replicas > 0) { // on the same connection as the writes
-                    waited = pipeline.waitReplicas(keyLists.get(0).get(0), replicas, replicaTimeout.toMillis());
-                }
-                pipeline.sync();
-            } catch (JedisConnectionException | JedisMovedDataException e) {
-                throw afterPipelineFailure(e);
-            }
-            List<Integer> again = new ArrayList<>();
-            for (int k = 0; k < todo.size(); k++) {
-                try {
-                    replies[todo.get(k)] = synced(responses.get(k));
-                } catch (JedisNoScriptException e) {
-                    again.add(todo.get(k)); // the server restarted mid-batch: EVAL the body
-                } catch (JedisMovedDataException e) {
-                    throw afterPipelineFailure(e);
-                }
-            }
-            if (waited != null) {
-                acked = Math.min(acked, synced(waited));
-            }
-            todo = again;
-            bySha = false;
-        }
-        if (acked < replicas) {
-            tooFewReplicas(op, acked, stored, strict);
-        }
-        return List.of(replies);
+        return replies.replies();
     }
 
     /**
@@ -447,33 +406,11 @@ public final class DelayQueue<T> {
         if (replicas == 0) {
             return script.run(redis, scriptKeys, args);
         }
-        Object reply = null;
-        long acked = 0;
-        for (boolean bySha : new boolean[] {true, false}) {
-            Response<Object> response;
-            Response<Long> waited;
-            try (AbstractPipeline pipeline = redis.pipelined()) {
-                response =
-                        bySha ? script.queue(pipeline, scriptKeys, args) : script.queueBody(pipeline, scriptKeys, args);
-                waited = pipeline.waitReplicas(scriptKeys.get(0), replicas, replicaTimeout.toMillis());
-                pipeline.sync();
-            } catch (JedisConnectionException | JedisMovedDataException e) {
-                throw afterPipelineFailure(e);
-            }
-            try {
-                reply = synced(response);
-            } catch (JedisNoScriptException e) {
-                continue; // after a restart or failover: EVAL the body with its own WAIT
-            } catch (JedisMovedDataException e) {
-                throw afterPipelineFailure(e);
-            }
-            acked = synced(waited);
-            break;
+        ReplicatedCall.Replies replies = replicated.run(script, scriptKeys, args);
+        if (replies.acked() < replicas) {
+            tooFewReplicas(op, replies.acked(), stored, strict);
         }
-        if (acked < replicas) {
-            tooFewReplicas(op, acked, stored, strict);
-        }
-        return reply;
+        return replies.reply();
     }
 
     /** Throws (strict) or logs that too few replicas acknowledged a write that the primary applied. */
@@ -484,35 +421,6 @@ public final class DelayQueue<T> {
             throw new DelayQueueException(message);
         }
         LOG.warn(message);
-    }
-
-    /**
-     * A cluster pipeline follows the client's slot map but never refreshes it, so after a failover a failed
-     * pipeline refreshes the map; the failure is returned as a connection error, which {@link #call} retries.
-     */
-    private JedisConnectionException afterPipelineFailure(JedisException e) {
-        if (redis instanceof RedisClusterClient cluster) {
-            try {
-                cluster.refreshClusterTopology();
-            } catch (JedisException refresh) {
-                e.addSuppressed(refresh);
-            }
-        }
-        return e instanceof JedisConnectionException c
-                ? c
-                : new JedisConnectionException("queue '" + name + "': the slot moved: " + e.getMessage(), e);
-    }
-
-    /**
-     * The value of a synced pipeline response. A cluster pipeline logs (rather than throws) a failure of a
-     * node's connection and leaves that node's responses unset; that is reported as a connection failure.
-     */
-    private static <R> R synced(Response<R> response) {
-        try {
-            return response.get();
-        } catch (IllegalStateException e) {
-            throw new JedisConnectionException("the pipeline to the queue's master failed", e);
-        }
     }
 
     private EnqueueResult enqueueOne(String id, T payload, Duration delay, Instant at) {
@@ -1128,15 +1036,7 @@ public final class DelayQueue<T> {
 
     /** The scripts' publish flag: {@code 1} for SPUBLISH on a Redis 7.0+ cluster, else {@code 0}. */
     private byte[] shardedFlag() {
-        byte[] flag = shardedFlag;
-        if (flag == null) {
-            flag = WakeSubscriber.publishFlag(redis);
-            if (flag == null) {
-                return PLAIN_FOR_NOW; // the cluster cannot say yet: publish plainly, ask again next time
-            }
-            shardedFlag = flag;
-        }
-        return flag;
+        return topology.publishFlag();
     }
 
     /**
@@ -1146,7 +1046,7 @@ public final class DelayQueue<T> {
      */
     Optional<String> evictionPolicy() {
         try {
-            String info = Retry.onConnectionError(() -> redis.info("memory"));
+            String info = Retry.CONNECTION_ERRORS.call(() -> redis.info("memory"));
             for (String line : info.split("\\r?\\n")) {
                 if (line.startsWith("maxmemory_policy:")) {
                     return Optional.of(
@@ -1157,7 +1057,8 @@ public final class DelayQueue<T> {
             LOG.debug("queue '{}': INFO memory failed, trying CONFIG GET: {}", name, e.toString());
         }
         try {
-            java.util.Map<String, String> config = Retry.onConnectionError(() -> redis.configGet("maxmemory-policy"));
+            java.util.Map<String, String> config =
+                    Retry.CONNECTION_ERRORS.call(() -> redis.configGet("maxmemory-policy"));
             String policy = config.get("maxmemory-policy");
             if (policy != null) {
                 return Optional.of(policy);
@@ -1170,7 +1071,7 @@ public final class DelayQueue<T> {
 
     private <R> R call(String op, Supplier<R> body) {
         try {
-            return Retry.onConnectionError(body);
+            return Retry.CONNECTION_ERRORS.call(body);
         } catch (JedisException e) {
             throw new DelayQueueException(op + " failed on queue '" + name + "': " + e.getMessage(), e);
         }

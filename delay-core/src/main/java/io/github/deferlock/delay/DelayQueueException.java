@@ -7,13 +7,13 @@ package io.github.deferlock.delay;
 public class DelayQueueException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    /** Creates an exception with a message. */
-    public DelayQueueException(String message) {
-        super(message);
-    }
-
     /** Creates an exception with a message and the failure that caused it. */
     public DelayQueueException(String message, Throwable cause) {
         super(message, cause);
+    }
+
+    /** Creates an exception with a message. */
+    public DelayQueueException(String message) {
+        super(message);
     }
 }

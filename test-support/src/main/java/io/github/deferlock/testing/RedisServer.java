@@ -215,7 +215,10 @@ public final class RedisServer implements AutoCloseable {
         return dir;
     }
 
-    /** The version of the running server, e.g. {@code 7.0.15}. */
+    /**
+     * The Redis version the running server reports ({@code redis_version}), e.g. {@code 7.0.15}: the one to
+     * gate features on. Valkey reports the Redis version it is compatible with here (7.2.4 for Valkey 8).
+     */
     public String version() {
         return version;
     }

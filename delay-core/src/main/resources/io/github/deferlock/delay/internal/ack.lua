@@ -12,6 +12,7 @@
 -- Replay: the client names each call by KEYS[4] (the same when it resends the call after a lost reply); when
 -- the record exists the call already ran, and its recorded results are returned, so a resent ack is told
 -- "acked", not "stale", about its own earlier success.
+--@include envelope.lua
 local record = redis.call('GET', KEYS[4])
 if record then
   local out = {}
@@ -26,15 +27,11 @@ local out, members, done = {}, {}, {}
 local acked = {}
 for k = 1, n do
   local id, env, ok = ids[k], envs[k], 0
-  if env and not done[id] and string.sub(env, 13, 13) == 'f' then
-    local i1 = string.find(env, '|', 14, true)
-    local i2 = string.find(env, '|', i1 + 1, true)
-    if string.sub(env, i1 + 1, i2 - 1) == ARGV[2 * k + 1] then
-      ok = 1
-      done[id] = true
-      members[#members + 1] = string.sub(env, 1, 12) .. id
-      acked[#acked + 1] = id
-    end
+  if env and not done[id] and envState(env) == 'f' and envReceipt(env) == ARGV[2 * k + 1] then
+    ok = 1
+    done[id] = true
+    members[#members + 1] = envMember(env, id)
+    acked[#acked + 1] = id
   end
   out[k] = ok
 end

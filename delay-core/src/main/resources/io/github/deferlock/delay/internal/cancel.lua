@@ -8,6 +8,7 @@
 -- Replay: the client names each call by KEYS[6] (the same when it resends the call after a lost reply); when
 -- the record exists the call already ran and its recorded result is returned: a resent cancel is told
 -- "cancelled", and it never deletes a job enqueued again with the same id since.
+--@include envelope.lua
 local record = redis.call('GET', KEYS[6])
 if record then return tonumber(record) end
 local id = ARGV[1]
@@ -16,7 +17,7 @@ if not env then
   redis.call('SET', KEYS[6], '0', 'PX', ARGV[2])
   return 0
 end
-local member = string.sub(env, 1, 12) .. id
+local member = envMember(env, id)
 redis.call('ZREM', KEYS[2], member)
 redis.call('ZREM', KEYS[3], member)
 redis.call('ZREM', KEYS[4], member)

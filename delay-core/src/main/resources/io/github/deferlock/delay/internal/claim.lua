@@ -18,6 +18,7 @@
 -- gives the recorded ack results and those jobs of the recorded claim that are still in flight under the
 -- recorded receipt, so a lost reply never leaves claimed jobs in flight with no handler, spending an attempt.
 -- The record (cmsgpack: {ack flags, id 1, receipt 1, ...}) is written only when the call acked or claimed.
+--@include envelope.lua
 if redis.replicate_commands then redis.replicate_commands() end
 local t = redis.call('TIME')
 local nowUs = tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -34,19 +35,6 @@ local function wakeAt()
   return wake
 end
 
-local function split(env)
-  local i1 = string.find(env, '|', 14, true)
-  local i2 = string.find(env, '|', i1 + 1, true)
-  local i3 = string.find(env, '|', i2 + 1, true)
-  return tonumber(string.sub(env, 14, i1 - 1)), string.sub(env, i1 + 1, i2 - 1), i3, string.sub(env, i2 + 1, i3 - 1)
-end
-
-local function receiptOf(env)
-  local i1 = string.find(env, '|', 14, true)
-  local i2 = string.find(env, '|', i1 + 1, true)
-  return string.sub(env, i1 + 1, i2 - 1)
-end
-
 local record = redis.call('GET', KEYS[7])
 if record then
   local r = cmsgpack.unpack(record)
@@ -61,7 +49,7 @@ if record then
     local errors = redis.call('HMGET', KEYS[5], unpack(ids))
     for k = 1, #ids do
       local env = envs[k]
-      if env and string.sub(env, 13, 13) == 'f' and receiptOf(env) == receipts[k] then
+      if env and envState(env) == 'f' and envReceipt(env) == receipts[k] then
         out[#out + 1] = ids[k]
         out[#out + 1] = env
         out[#out + 1] = errors[k] or ''
@@ -80,14 +68,11 @@ if #ARGV >= FIRST_ACK then
   local members, acked, done = {}, {}, {}
   for k = 1, #ids do
     local id, env, ok = ids[k], envs[k], 0
-    if env and not done[id] and string.sub(env, 13, 13) == 'f' then
-      local _, receipt = split(env)
-      if receipt == ARGV[FIRST_ACK - 1 + 2 * k] then
-        ok = 1
-        done[id] = true
-        members[#members + 1] = string.sub(env, 1, 12) .. id
-        acked[#acked + 1] = id
-      end
+    if env and not done[id] and envState(env) == 'f' and envReceipt(env) == ARGV[FIRST_ACK - 1 + 2 * k] then
+      ok = 1
+      done[id] = true
+      members[#members + 1] = envMember(env, id)
+      acked[#acked + 1] = id
     end
     acks[k] = ok
   end
@@ -103,16 +88,15 @@ for _, member in ipairs(expired) do
   local id = string.sub(member, 13)
   local env = redis.call('HGET', KEYS[3], id)
   redis.call('ZREM', KEYS[2], member)
-  if env and string.sub(env, 13, 13) == 'f' then
-    local attempts, _, i3 = split(env)
-    local rest = string.sub(env, i3)
+  if env and envState(env) == 'f' then
+    local attempts, _, i3 = envSplit(env)
     if attempts >= maxAttempts then
       redis.call('ZADD', KEYS[4], now, member)
-      redis.call('HSET', KEYS[3], id, string.sub(env, 1, 12) .. 'x' .. attempts .. '||' .. rest)
+      redis.call('HSET', KEYS[3], id, envReset(env, 'x', attempts, i3))
       redis.call('HSET', KEYS[5], id, 'visibility timeout expired on attempt ' .. attempts .. ' of ' .. maxAttempts)
     else
       redis.call('ZADD', KEYS[1], now, member)
-      redis.call('HSET', KEYS[3], id, string.sub(env, 1, 12) .. 'w' .. attempts .. '||' .. rest)
+      redis.call('HSET', KEYS[3], id, envReset(env, 'w', attempts, i3))
       redis.call('HSET', KEYS[5], id, 'visibility timeout expired on attempt ' .. attempts)
     end
   end
@@ -137,7 +121,7 @@ if #due > 0 then
   for k = 1, count do
     local env = envs[k]
     if env then
-      local attempts, _, i3, requested = split(env)
+      local attempts, _, i3, requested = envSplit(env)
       receipt = receipt + 1
       -- a job scheduled before 1970 (score 0) keeps its requested due time
       local updated = string.sub(env, 1, 12) .. 'f' .. (attempts + 1) .. '|' .. string.format('%x', receipt)

@@ -27,6 +27,8 @@
 -- Replay: the client names each call by KEYS[4] (the same when it resends the call after a lost reply); when
 -- the record exists the call already ran and its recorded reply is returned, so a resent enqueue with a
 -- caller id is told "added", not "duplicate", about its own earlier insert.
+--@include envelope.lua
+--@include notice.lua
 if redis.replicate_commands then redis.replicate_commands() end
 if ARGV[3] ~= '0' then
   local record = redis.call('GET', KEYS[4])
@@ -42,15 +44,13 @@ end
 local base = redis.call('INCRBY', KEYS[3], n) - n
 
 local function publish(due)
-  redis.call(ARGV[2] == '1' and 'SPUBLISH' or 'PUBLISH', ARGV[1], due)
+  notice(ARGV[2], ARGV[1], due)
 end
 
 local function current(id, env)
-  local score = redis.call('ZSCORE', KEYS[1], string.sub(env, 1, 12) .. id)
+  local score = redis.call('ZSCORE', KEYS[1], envMember(env, id))
   if not score then return false end
-  local i1 = string.find(env, '|', 14, true)
-  local i2 = string.find(env, '|', i1 + 1, true)
-  local requested = string.sub(env, i2 + 1, string.find(env, '|', i2 + 1, true) - 1)
+  local _, _, _, requested = envSplit(env)
   return tonumber(requested ~= '' and requested or score)
 end
 

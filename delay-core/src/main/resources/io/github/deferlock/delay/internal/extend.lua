@@ -8,6 +8,7 @@
 -- returns {result 1, result 2, ...} in pair order: the new deadline (epoch ms), or 0 when the receipt is stale
 --         (the job was redelivered, settled or cancelled since that claim) or the job does not exist.
 --         Idempotent: a resent call moves the same deadlines again.
+--@include envelope.lua
 if redis.replicate_commands then redis.replicate_commands() end
 local n = (#ARGV - 1) / 2
 local ids = {}
@@ -18,14 +19,10 @@ local deadline = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + ton
 local out, scored = {}, {}
 for k = 1, n do
   local env, r = envs[k], 0
-  if env and string.sub(env, 13, 13) == 'f' then
-    local i1 = string.find(env, '|', 14, true)
-    local i2 = string.find(env, '|', i1 + 1, true)
-    if string.sub(env, i1 + 1, i2 - 1) == ARGV[2 * k + 1] then
-      r = deadline
-      scored[#scored + 1] = deadline
-      scored[#scored + 1] = string.sub(env, 1, 12) .. ids[k]
-    end
+  if env and envState(env) == 'f' and envReceipt(env) == ARGV[2 * k + 1] then
+    r = deadline
+    scored[#scored + 1] = deadline
+    scored[#scored + 1] = envMember(env, ids[k])
   end
   out[k] = r
 end

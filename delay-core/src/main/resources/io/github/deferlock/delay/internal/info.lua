@@ -4,11 +4,12 @@
 -- ARGV[1] job id
 -- returns {} when there is no such job, else {envelope, last error ("" if none), score} where score is
 --         the due time (state w), the visibility deadline (state f) or the time of death (state x), epoch ms
+--@include envelope.lua
 local id = ARGV[1]
 local env = redis.call('HGET', KEYS[1], id)
 if not env then return {} end
-local member = string.sub(env, 1, 12) .. id
-local state = string.sub(env, 13, 13)
+local member = envMember(env, id)
+local state = envState(env)
 local key = KEYS[2]
 if state == 'f' then key = KEYS[3] elseif state == 'x' then key = KEYS[4] end
 local score = redis.call('ZSCORE', key, member)

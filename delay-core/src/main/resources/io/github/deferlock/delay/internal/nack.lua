@@ -6,29 +6,28 @@
 -- ARGV[4] retry delay ms, ARGV[5] max attempts (0 = dead-letter now), ARGV[6] wake channel,
 -- ARGV[7] '1' to publish with SPUBLISH (Redis 7.0+ cluster), else PUBLISH
 -- returns 0 stale receipt or no such job, 1 due again at now + delay, 2 moved to the dead letters
+--@include envelope.lua
+--@include notice.lua
 if redis.replicate_commands then redis.replicate_commands() end
 local id = ARGV[1]
 local env = redis.call('HGET', KEYS[1], id)
-if not env or string.sub(env, 13, 13) ~= 'f' then return 0 end
-local i1 = string.find(env, '|', 14, true)
-local i2 = string.find(env, '|', i1 + 1, true)
-local i3 = string.find(env, '|', i2 + 1, true)
-if string.sub(env, i1 + 1, i2 - 1) ~= ARGV[2] then return 0 end
-local attempts = tonumber(string.sub(env, 14, i1 - 1))
+if not env or envState(env) ~= 'f' then return 0 end
+local attempts, receipt, i3 = envSplit(env)
+if receipt ~= ARGV[2] then return 0 end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local member = string.sub(env, 1, 12) .. id
+local member = envMember(env, id)
 local maxAttempts = tonumber(ARGV[5])
 redis.call('ZREM', KEYS[2], member)
 redis.call('HSET', KEYS[5], id, ARGV[3])
 if maxAttempts == 0 or attempts >= maxAttempts then
   redis.call('ZADD', KEYS[4], now, member)
-  redis.call('HSET', KEYS[1], id, string.sub(env, 1, 12) .. 'x' .. attempts .. '||' .. string.sub(env, i3))
+  redis.call('HSET', KEYS[1], id, envReset(env, 'x', attempts, i3))
   return 2
 end
 local due = now + tonumber(ARGV[4])
 local head = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
 redis.call('ZADD', KEYS[3], due, member)
-redis.call('HSET', KEYS[1], id, string.sub(env, 1, 12) .. 'w' .. attempts .. '||' .. string.sub(env, i3))
-if not head[2] or due < tonumber(head[2]) then redis.call(ARGV[7] == '1' and 'SPUBLISH' or 'PUBLISH', ARGV[6], due) end
+redis.call('HSET', KEYS[1], id, envReset(env, 'w', attempts, i3))
+if not head[2] or due < tonumber(head[2]) then notice(ARGV[7], ARGV[6], due) end
 return 1

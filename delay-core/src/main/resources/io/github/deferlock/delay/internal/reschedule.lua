@@ -6,19 +6,19 @@
 -- ARGV[5] "1" to replace the payload with ARGV[6], "0" to keep it,
 -- ARGV[7] '1' to publish with SPUBLISH (Redis 7.0+ cluster), else PUBLISH
 -- returns 1 when rescheduled, 0 when the receipt is stale or the job does not exist
+--@include envelope.lua
+--@include notice.lua
 if redis.replicate_commands then redis.replicate_commands() end
 local id = ARGV[1]
 local env = redis.call('HGET', KEYS[1], id)
-if not env or string.sub(env, 13, 13) ~= 'f' then return 0 end
-local i1 = string.find(env, '|', 14, true)
-local i2 = string.find(env, '|', i1 + 1, true)
-local i3 = string.find(env, '|', i2 + 1, true)
-if string.sub(env, i1 + 1, i2 - 1) ~= ARGV[2] then return 0 end
-local attempts = tonumber(string.sub(env, 14, i1 - 1)) - 1
+if not env or envState(env) ~= 'f' then return 0 end
+local attempts, receipt, i3 = envSplit(env)
+if receipt ~= ARGV[2] then return 0 end
+attempts = attempts - 1
 if attempts < 0 then attempts = 0 end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local member = string.sub(env, 1, 12) .. id
+local member = envMember(env, id)
 local payload
 if ARGV[5] == '1' then payload = ARGV[6] else payload = string.sub(env, i3 + 1) end
 local due = now + tonumber(ARGV[3])
@@ -26,5 +26,5 @@ local head = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
 redis.call('ZREM', KEYS[2], member)
 redis.call('ZADD', KEYS[3], due, member)
 redis.call('HSET', KEYS[1], id, string.sub(env, 1, 12) .. 'w' .. attempts .. '|||' .. payload)
-if not head[2] or due < tonumber(head[2]) then redis.call(ARGV[7] == '1' and 'SPUBLISH' or 'PUBLISH', ARGV[4], due) end
+if not head[2] or due < tonumber(head[2]) then notice(ARGV[7], ARGV[4], due) end
 return 1

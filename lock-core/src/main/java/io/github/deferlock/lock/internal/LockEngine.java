@@ -4,24 +4,25 @@ import io.github.deferlock.lock.LockClock;
 import io.github.deferlock.lock.LockException;
 import io.github.deferlock.lock.LockListener;
 import io.github.deferlock.lock.LockLostException;
+import io.github.deferlock.redis.internal.FallbackPoll;
+import io.github.deferlock.redis.internal.NoticeBus;
+import io.github.deferlock.redis.internal.ReplicatedCall;
+import io.github.deferlock.redis.internal.Retry;
+import io.github.deferlock.redis.internal.Topology;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import redis.clients.jedis.AbstractPipeline;
-import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
-import redis.clients.jedis.exceptions.JedisMovedDataException;
 
 /**
  * The shared machinery behind one {@code RedisLocks}: per-key local state, the scripts, the watchdog and the
@@ -75,10 +76,9 @@ public final class LockEngine implements AutoCloseable {
     private final ConcurrentHashMap<String, KeyState> states = new ConcurrentHashMap<>();
     private final SecureRandom random = new SecureRandom();
     private final Watchdog watchdog;
-    private final Optional<ClusterAccess> cluster;
-    private final Object noticesLock = new Object();
-    private volatile ReleaseNotices notices; // chosen on first need: it may ask the server
-    private volatile byte[] shardedFlag; // release.lua ARGV[3]; null until known
+    private final Topology topology;
+    private final NoticeBus notices;
+    private final ReplicatedCall replicated;
     private final byte[] defaultLeaseMillis;
     private final ThreadLocal<LastConflict> lastConflict = new ThreadLocal<>();
     private volatile boolean closed;
@@ -91,8 +91,14 @@ public final class LockEngine implements AutoCloseable {
         this.redis = config.redis();
         this.clock = config.clock();
         this.listener = config.listener();
-        this.cluster = ClusterAccess.of(redis);
-        this.watchdog = new Watchdog(this); // reads cluster
+        this.topology = Topology.of(redis);
+        // the anchor keeps the subscription open between waits; under the prefix for ACL users (&prefix*)
+        this.notices = new NoticeBus(
+                topology,
+                "deferlock-subscriber",
+                (config.keyPrefix() + "subscriber:" + UUID.randomUUID()).getBytes(StandardCharsets.UTF_8));
+        this.replicated = new ReplicatedCall(topology, config.replicas(), config.replicaTimeout());
+        this.watchdog = new Watchdog(this); // reads topology
         this.defaultLeaseMillis =
                 Long.toString(config.defaultLease().toMillis()).getBytes(StandardCharsets.US_ASCII);
     }
@@ -109,8 +115,8 @@ public final class LockEngine implements AutoCloseable {
         return clock;
     }
 
-    Optional<ClusterAccess> cluster() {
-        return cluster;
+    Topology topology() {
+        return topology;
     }
 
     byte[] defaultLeaseMillis() {
@@ -236,8 +242,10 @@ public final class LockEngine implements AutoCloseable {
 
     /** Runs release.lua for {@code token}; returns its reply (0 lost, 1 or 2 deleted, 3 already released). */
     private long releaseInRedis(KeyState st, byte[] token) {
-        Object reply = Script.RELEASE.run(
-                redis, List.of(st.key, st.lastRelease), List.of(token, st.channel, shardedFlag(), RELEASE_RECORD_ARG));
+        Object reply = LockLua.RELEASE.run(
+                redis,
+                List.of(st.key, st.lastRelease),
+                List.of(token, st.channel, topology.publishFlag(), RELEASE_RECORD_ARG));
         return (Long) reply;
     }
 
@@ -249,7 +257,7 @@ public final class LockEngine implements AutoCloseable {
         watchdog.remove(handed);
         KeyState st = handed.state;
         try {
-            Retry.onConnectionError(() -> releaseInRedis(st, handed.token));
+            Retry.QUICK_CONNECTION_ERRORS.call(() -> releaseInRedis(st, handed.token));
         } catch (JedisException e) {
             LOG.debug("cannot release the unadopted hand-off of lock '{}'; it expires with its lease", st.keyString, e);
         }
@@ -309,8 +317,8 @@ public final class LockEngine implements AutoCloseable {
         byte[] lease = renew ? defaultLeaseMillis : Long.toString(leaseMillis).getBytes(StandardCharsets.US_ASCII);
         long leaseNanos = TimeUnit.MILLISECONDS.toNanos(leaseMillis);
         int attempts = 0;
-        long poll = FIRST_POLL_NANOS;
-        boolean watching = false;
+        FallbackPoll poll = new FallbackPoll(FIRST_POLL_NANOS, MAX_POLL_NANOS);
+        NoticeBus.Subscription watching = null;
         try {
             if (st.takeYield()) {
                 long left = forever ? YIELD_NANOS : Math.min(YIELD_NANOS, start + waitNanos - clock.nanoTime());
@@ -347,20 +355,18 @@ public final class LockEngine implements AutoCloseable {
                 if (Thread.interrupted()) {
                     throw new InterruptedException();
                 }
-                if (!watching && !closed) {
-                    notices().watch(st);
-                    watching = true;
+                if (watching == null && !closed) {
+                    watching = notices.watch(st.channel, st::signal);
                 }
-                long pause = Math.min(poll, left);
+                long pause = poll.next(left);
                 if (ttl >= 0) {
                     pause = Math.min(pause, TimeUnit.MILLISECONDS.toNanos(ttl + 1));
                 }
-                poll = Math.min(poll * 2, MAX_POLL_NANOS);
                 st.await(seen, pause);
             }
         } finally {
-            if (watching) {
-                notices().unwatch(st);
+            if (watching != null) {
+                watching.close();
             }
         }
     }
@@ -377,7 +383,7 @@ public final class LockEngine implements AutoCloseable {
         List<byte[]> args = List.of(token, lease, fenceBlock, willWait);
         try {
             if (config.replicas() == 0) {
-                return parse(Script.ACQUIRE.run(redis, keys, args));
+                return parse(LockLua.ACQUIRE.run(redis, keys, args));
             }
             return acquireAndWait(st, token, keys, args);
         } catch (JedisDataException e) {
@@ -393,41 +399,13 @@ public final class LockEngine implements AutoCloseable {
     }
 
     /**
-     * Runs the acquire script and {@code WAIT} in one pipeline, so both use the connection of the key's
-     * master. A cluster pipeline follows the client's slot map but never refreshes it (no {@code MOVED}
-     * handling, no retry), so after a failover a failed pipeline refreshes the map and is tried once more.
+     * Runs the acquire script and {@code WAIT} in one pipeline ({@link ReplicatedCall}), so both use the
+     * connection of the key's master; too few replicas release the key again and fail.
      */
     private long[] acquireAndWait(KeyState st, byte[] token, List<byte[]> keys, List<byte[]> args) {
-        for (int attempt = 1; ; attempt++) {
-            try {
-                return acquireAndWaitOnce(st, token, keys, args);
-            } catch (JedisConnectionException | JedisMovedDataException e) {
-                if (cluster.isEmpty() || attempt == 2) {
-                    throw e;
-                }
-                LOG.debug(
-                        "lock '{}': pipeline failed ({}); refreshing the cluster slot map", st.keyString, e.toString());
-                try {
-                    cluster.get().refresh();
-                } catch (JedisException refresh) {
-                    e.addSuppressed(refresh);
-                    throw e;
-                }
-            }
-        }
-    }
-
-    private long[] acquireAndWaitOnce(KeyState st, byte[] token, List<byte[]> keys, List<byte[]> args) {
-        Response<Object> reply;
-        Response<Long> acked;
-        long timeout = config.replicaTimeout().toMillis();
-        try (AbstractPipeline pipeline = redis.pipelined()) {
-            reply = pipeline.eval(Script.ACQUIRE.body(), keys, args);
-            acked = pipeline.waitReplicas(st.key, config.replicas(), Math.max(1, timeout));
-            pipeline.sync();
-        }
-        long[] result = parse(synced(reply));
-        long replicas = synced(acked);
+        ReplicatedCall.Replies replies = replicated.run(LockLua.ACQUIRE, keys, args);
+        long[] result = parse(replies.reply());
+        long replicas = replies.acked();
         if (result[0] == 1 && replicas < config.replicas()) {
             try {
                 releaseInRedis(st, token);
@@ -438,18 +416,6 @@ public final class LockEngine implements AutoCloseable {
                     + " replicas within " + config.replicaTimeout() + "; it was released again");
         }
         return result;
-    }
-
-    /**
-     * The value of a synced pipeline response. A cluster pipeline logs (rather than throws) a failure of a
-     * node's connection and leaves that node's responses unset; that is reported as the connection failure.
-     */
-    private static <T> T synced(Response<T> response) {
-        try {
-            return response.get();
-        } catch (IllegalStateException e) {
-            throw new JedisConnectionException("the pipeline to the lock's master failed", e);
-        }
     }
 
     private static long[] parse(Object reply) {
@@ -477,7 +443,7 @@ public final class LockEngine implements AutoCloseable {
         try {
             // safe to repeat after a connection error (a dead pooled connection after a restart): the script
             // compares the token, and a resend recognises its own earlier release (reply 3)
-            long reply = Retry.onConnectionError(() -> releaseInRedis(st, hold.token));
+            long reply = Retry.QUICK_CONNECTION_ERRORS.call(() -> releaseInRedis(st, hold.token));
             deleted = reply != 0;
             if (reply == 2) {
                 st.yieldNext(); // another process waits for this key: our next local contender lets it go first
@@ -577,68 +543,6 @@ public final class LockEngine implements AutoCloseable {
     }
 
     /**
-     * Where waiters hear release notices: sharded pub/sub on a Redis 7.0+ cluster, plain pub/sub otherwise.
-     * The choice asks the cluster once; if it cannot answer yet, plain pub/sub is used for now (waiters also
-     * poll) and the question is asked again at the next release.
-     */
-    private ReleaseNotices notices() {
-        ReleaseNotices n = notices;
-        if (n == null) {
-            synchronized (noticesLock) {
-                n = notices;
-                if (n == null) {
-                    byte[] flag = shardedFlag();
-                    if (shardedFlag == null) {
-                        return POLL_ONLY; // the cluster cannot say yet: poll, ask again next time
-                    }
-                    n = cluster.isPresent() && Arrays.equals(flag, SHARDED)
-                            ? new ShardedSubscriber(cluster.get())
-                            : new Subscriber(redis, config.keyPrefix());
-                    notices = n;
-                    if (closed) {
-                        n.close();
-                    }
-                }
-            }
-        }
-        return n;
-    }
-
-    private static final ReleaseNotices POLL_ONLY = new ReleaseNotices() {
-        @Override
-        public void watch(KeyState st) {}
-
-        @Override
-        public void unwatch(KeyState st) {}
-
-        @Override
-        public void close() {}
-    };
-
-    private static final byte[] SHARDED = {'1'};
-    private static final byte[] PLAIN = {'0'};
-
-    /** release.lua's ARGV[3]: {@code 1} for SPUBLISH on a Redis 7.0+ cluster, else {@code 0}. */
-    private byte[] shardedFlag() {
-        byte[] flag = shardedFlag;
-        if (flag != null) {
-            return flag;
-        }
-        if (cluster.isEmpty()) {
-            shardedFlag = PLAIN;
-            return PLAIN;
-        }
-        try {
-            flag = cluster.get().shardedPubSub() ? SHARDED : PLAIN;
-            shardedFlag = flag;
-            return flag;
-        } catch (JedisException e) {
-            LOG.debug("cannot tell whether the cluster has sharded pub/sub; publishing plainly for now", e);
-            return PLAIN;
-        }
-    }
-
-    /**
      * Reads the server's {@code maxmemory} and {@code maxmemory_policy} once ({@code INFO memory}) and logs
      * one WARN when Redis may evict lock keys: a memory limit is set and the policy is not {@code
      * noeviction}. Lock keys carry a TTL, so {@code volatile-*} policies can evict a held lock, and {@code
@@ -689,11 +593,7 @@ public final class LockEngine implements AutoCloseable {
             sweepHanded(st);
         }
         watchdog.close();
-        synchronized (noticesLock) {
-            if (notices != null) {
-                notices.close();
-            }
-        }
+        notices.close();
     }
 
     @Override

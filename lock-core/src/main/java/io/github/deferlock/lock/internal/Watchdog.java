@@ -1,11 +1,12 @@
 package io.github.deferlock.lock.internal;
 
 import io.github.deferlock.lock.LockException;
+import io.github.deferlock.redis.internal.Retry;
+import io.github.deferlock.redis.internal.Topology;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -19,7 +20,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.Connection;
-import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.util.JedisClusterCRC16;
 
@@ -44,8 +44,7 @@ final class Watchdog implements AutoCloseable {
     private final Set<Hold> urgent = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean confirmQueued = new AtomicBoolean();
     private final long periodNanos;
-    private final boolean cluster;
-    private final Optional<ClusterAccess> clusterAccess;
+    private final Topology topology;
     private volatile ScheduledExecutorService executor;
     private ThreadPoolExecutor io; // guarded by this
 
@@ -61,18 +60,7 @@ final class Watchdog implements AutoCloseable {
         this.engine = engine;
         this.periodNanos = Math.max(
                 LockConfig.MIN_TICK.toNanos(), engine.config().defaultLease().toNanos() / 3);
-        this.cluster = isCluster(engine.redis());
-        this.clusterAccess = engine.cluster();
-    }
-
-    private static boolean isCluster(UnifiedJedis redis) {
-        for (Class<?> c = redis.getClass(); c != null; c = c.getSuperclass()) {
-            String n = c.getName();
-            if (n.equals("redis.clients.jedis.RedisClusterClient") || n.equals("redis.clients.jedis.JedisCluster")) {
-                return true;
-            }
-        }
-        return false;
+        this.topology = engine.topology();
     }
 
     void add(Hold hold) {
@@ -163,7 +151,7 @@ final class Watchdog implements AutoCloseable {
     private List<List<Hold>> batches(List<Hold> due) {
         Map<Integer, List<Hold>> bySlot = new LinkedHashMap<>();
         for (Hold hold : due) {
-            int slot = cluster ? JedisClusterCRC16.getSlot(hold.state.key) : 0;
+            int slot = topology.slotOf(hold.state.key);
             bySlot.computeIfAbsent(slot, s -> new ArrayList<>()).add(hold);
         }
         List<List<Hold>> out = new ArrayList<>();
@@ -176,8 +164,8 @@ final class Watchdog implements AutoCloseable {
     }
 
     private void renewAll(List<List<Hold>> batches) {
-        if (clusterAccess.isPresent()) {
-            renewConcurrently(clusterAccess.get(), batches);
+        if (topology.routesBySlot()) {
+            renewConcurrently(batches);
         } else {
             for (List<Hold> batch : batches) {
                 renew(batch);
@@ -209,7 +197,7 @@ final class Watchdog implements AutoCloseable {
         List<?> reply;
         try {
             // compare-and-PEXPIRE is safe to repeat after a dead pooled connection
-            reply = Retry.onConnectionError(() -> (List<?>) Script.RENEW.run(engine.redis(), keys, args));
+            reply = Retry.QUICK_CONNECTION_ERRORS.call(() -> (List<?>) LockLua.RENEW.run(engine.redis(), keys, args));
         } catch (JedisException e) {
             failed(batch, e);
             return;
@@ -224,7 +212,7 @@ final class Watchdog implements AutoCloseable {
      * wait; they are lost if their lease runs out). Which master serves a slot is learned as the tasks run
      * (unknown slots form groups of their own); it only decides the grouping, never where a command goes.
      */
-    private void renewConcurrently(ClusterAccess access, List<List<Hold>> batches) {
+    private void renewConcurrently(List<List<Hold>> batches) {
         ExecutorService pool = io();
         if (pool == null) {
             return; // closing
@@ -245,7 +233,7 @@ final class Watchdog implements AutoCloseable {
                 pool.execute(() -> {
                     try {
                         for (List<Hold> batch : group.getValue()) {
-                            renewOnItsMaster(access, batch);
+                            renewOnItsMaster(batch);
                         }
                     } catch (RuntimeException | Error e) { // a listener's Error must not end the pool thread
                         LOG.warn("watchdog renewal failed", e);
@@ -260,9 +248,9 @@ final class Watchdog implements AutoCloseable {
     }
 
     /** Looks up (and remembers) the master of the batch's slot, then renews the batch as usual. */
-    private void renewOnItsMaster(ClusterAccess access, List<Hold> batch) {
+    private void renewOnItsMaster(List<Hold> batch) {
         int slot = JedisClusterCRC16.getSlot(batch.get(0).state.key);
-        try (Connection c = access.connectionFromSlot(slot)) { // may wait on a dead master, in this task only
+        try (Connection c = topology.connectionForSlot(slot)) { // may wait on a dead master, in this task only
             masterOfSlot.put(slot, c.getHostAndPort().toString());
         } catch (JedisException e) {
             failed(batch, e); // no connection to the master: a script call would only wait longer

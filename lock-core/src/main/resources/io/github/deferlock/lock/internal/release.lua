@@ -17,6 +17,7 @@
 --         3 when the key no longer holds ARGV[1] because this token's release already ran (a resend);
 --         0 when the key is gone or holds another token and no release of ARGV[1] is recorded (nothing
 --           changed: the hold was lost).
+--@include notice.lua
 local held = redis.call('GET', KEYS[1])
 if held and string.sub(held, 1, #ARGV[1]) == ARGV[1] then
   redis.call('DEL', KEYS[1])
@@ -24,11 +25,7 @@ if held and string.sub(held, 1, #ARGV[1]) == ARGV[1] then
   if #held == #ARGV[1] then
     return 1
   end
-  if ARGV[3] == '1' then
-    redis.call('SPUBLISH', ARGV[2], ARGV[1])
-  else
-    redis.call('PUBLISH', ARGV[2], ARGV[1])
-  end
+  notice(ARGV[3], ARGV[2], ARGV[1])
   return 2
 end
 if redis.call('GET', KEYS[2]) == ARGV[1] then

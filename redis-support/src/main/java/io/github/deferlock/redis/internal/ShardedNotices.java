@@ -1,7 +1,6 @@
-package io.github.deferlock.delay.internal;
+package io.github.deferlock.redis.internal;
 
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -9,91 +8,82 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArraySet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.BinaryJedisShardedPubSub;
 import redis.clients.jedis.Connection;
-import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.util.JedisClusterCRC16;
 
 /**
- * Wake notices on a Redis 7.0+ cluster through sharded pub/sub: one {@code SSUBSCRIBE} connection per master
- * that serves a watched wake channel (each {@code SSUBSCRIBE} names channels of one slot), so a notice
- * travels only within its queue's shard. Each connection lives on its own daemon thread; when it ends — the
- * node died or restarted, its slots moved (the server then unsubscribes the channels), or it has nothing left
- * to watch — its channels are routed again from a refreshed slot map (with backoff, 50 ms doubling to 1 s)
- * and their workers are woken to poll, since notices may have been missed. The same approach as lock-core's
- * release notices, without depending on it. Threadsafe.
+ * Notices on a Redis 7.0+ cluster through sharded pub/sub: one {@code SSUBSCRIBE} connection per master
+ * that serves a channel (each {@code SSUBSCRIBE} names channels of one slot), so a notice travels only
+ * within its shard. Each connection lives on its own daemon thread; when it ends (the node died or
+ * restarted, its slots moved and the server unsubscribed the channels, or it has nothing left to hear) its
+ * channels are routed again from a refreshed slot map, with backoff (50 ms doubling to 1 s) after a failure,
+ * and their listeners are woken, since notices may have been missed.
+ *
+ * <p>A shard's connection is a pooled one: after its final {@code SUNSUBSCRIBE} (or the server's last
+ * unsubscribe) the subscription ends and Jedis hands it back to the pool, so the shard is retired and
+ * nothing more is sent on it; a later channel for that node gets a new shard. Threadsafe.
  */
-final class ShardedWakeHub implements WakeSubscriber.WakeHub {
-    private static final Logger LOG = LoggerFactory.getLogger(ShardedWakeHub.class);
-    private static final long MIN_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
-    private static final long MAX_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(1);
+final class ShardedNotices implements NoticeTransport {
+    private static final Logger LOG = LoggerFactory.getLogger(ShardedNotices.class);
+    static final long MIN_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    static final long MAX_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final String UNKNOWN_NODE = "?";
 
-    private final RedisClusterClient cluster;
+    private final Topology topology;
+    private final Sink sink;
     private final String threadName;
 
     // all guarded by this
-    private final Map<ByteBuffer, Set<Runnable>> listeners = new HashMap<>();
+    private final Set<ByteBuffer> channels = new LinkedHashSet<>();
     private final Map<String, Shard> shards = new HashMap<>();
     private final Map<ByteBuffer, Shard> routes = new HashMap<>();
     private boolean closed;
 
-    ShardedWakeHub(RedisClusterClient cluster, String threadName) {
-        this.cluster = cluster;
+    ShardedNotices(Topology topology, Sink sink, String threadName) {
+        this.topology = topology;
+        this.sink = sink;
         this.threadName = threadName;
     }
 
     @Override
-    public synchronized void add(String channel, Runnable onWake) {
-        if (closed) {
+    public synchronized void add(ByteBuffer channel) {
+        if (closed || !channels.add(channel)) {
             return;
         }
-        ByteBuffer ch = ByteBuffer.wrap(channel.getBytes(StandardCharsets.ISO_8859_1));
-        Set<Runnable> set = listeners.computeIfAbsent(ch, c -> new CopyOnWriteArraySet<>());
-        set.add(onWake);
-        if (set.size() == 1) {
-            route(ch, 0);
-        }
+        route(channel, 0);
     }
 
     @Override
-    public synchronized boolean remove(String channel, Runnable onWake) {
-        ByteBuffer ch = ByteBuffer.wrap(channel.getBytes(StandardCharsets.ISO_8859_1));
-        Set<Runnable> set = listeners.get(ch);
-        if (set != null && set.remove(onWake) && set.isEmpty()) {
-            listeners.remove(ch);
-            Shard shard = routes.remove(ch);
-            if (shard != null) {
-                shard.channels.remove(ch);
-                if (shard.channels.isEmpty()) {
-                    // retire it: nothing may be sent on it after the final SUNSUBSCRIBE, or a reply would be
-                    // left on a pooled connection; a later channel for that node gets a new shard
-                    shards.remove(shard.node, shard);
-                    shard.retired = true;
-                    if (shard.pubSub != null) {
-                        send(shard.pubSub::sunsubscribe);
-                    }
-                    LockSupport.unpark(shard.thread);
-                } else if (shard.pubSub != null) {
-                    send(() -> shard.pubSub.sunsubscribe(ch.array()));
-                }
-            }
+    public synchronized void remove(ByteBuffer channel) {
+        if (!channels.remove(channel)) {
+            return;
         }
-        return listeners.isEmpty();
+        Shard shard = routes.remove(channel);
+        if (shard == null) {
+            return;
+        }
+        shard.channels.remove(channel);
+        if (shard.channels.isEmpty()) {
+            shard.retire();
+        } else if (shard.pubSub != null) {
+            Notices pubSub = shard.pubSub;
+            send(() -> pubSub.sunsubscribe(channel.array()));
+        }
     }
 
     /** Puts {@code channel} on the shard of the node serving its slot, starting that shard if needed. */
     private void route(ByteBuffer channel, long delayNanos) {
         String node;
-        try (Connection c = cluster.getConnectionFromSlot(JedisClusterCRC16.getSlot(channel.array()))) {
+        try (Connection c = topology.connectionForSlot(JedisClusterCRC16.getSlot(channel.array()))) {
             node = c.getHostAndPort().toString();
         } catch (RuntimeException e) {
-            LOG.debug("no node for a wake channel yet; its workers poll: {}", e.toString());
-            node = "?";
+            LOG.debug("no node for a notice channel yet; its listeners poll: {}", e.toString());
+            node = UNKNOWN_NODE;
         }
         Shard shard = shards.get(node);
         if (shard == null) {
@@ -103,8 +93,8 @@ final class ShardedWakeHub implements WakeSubscriber.WakeHub {
         shard.channels.add(channel);
         routes.put(channel, shard);
         if (shard.pubSub != null) {
-            Shard s = shard;
-            send(() -> s.pubSub.ssubscribe(channel.array()));
+            Notices pubSub = shard.pubSub;
+            send(() -> pubSub.ssubscribe(channel.array()));
         }
         shard.startIfNeeded();
     }
@@ -126,44 +116,28 @@ final class ShardedWakeHub implements WakeSubscriber.WakeHub {
             }
             closed = true;
             all = List.copyOf(shards.values());
-            shards.clear();
-            listeners.clear();
+            channels.clear();
             routes.clear();
             for (Shard s : all) {
                 s.channels.clear();
-                s.retired = true;
-                if (s.pubSub != null) {
-                    send(s.pubSub::sunsubscribe);
-                }
-            }
-        }
-        for (Shard s : all) {
-            if (s.thread != null) {
-                LockSupport.unpark(s.thread);
+                s.retire();
             }
         }
     }
 
-    private void wake(Iterable<ByteBuffer> channels) {
-        List<Runnable> wakes = new ArrayList<>();
-        synchronized (this) {
-            for (ByteBuffer ch : channels) {
-                Set<Runnable> set = listeners.get(ch);
-                if (set != null) {
-                    wakes.addAll(set);
-                }
-            }
-        }
-        wakes.forEach(Runnable::run);
+    /** For tests: how many shards (subscription connections) exist. */
+    synchronized int shardCount() {
+        return shards.size();
     }
 
-    /** One node's subscription connection. Fields guarded by the hub's monitor. */
+    /** One node's subscription connection. Fields guarded by the transport's monitor. */
     private final class Shard {
         final String node;
         final Set<ByteBuffer> channels = new LinkedHashSet<>();
         final long delayNanos;
         Notices pubSub;
         Thread thread;
+        /** Ended or ending: nothing more is sent on its connection, and it routes nothing. */
         boolean retired;
 
         Shard(String node, long delayNanos) {
@@ -179,14 +153,28 @@ final class ShardedWakeHub implements WakeSubscriber.WakeHub {
             }
         }
 
+        /** Ends this shard: a final SUNSUBSCRIBE (once) and a wake-up of its thread. Under the monitor. */
+        void retire() {
+            shards.remove(node, this);
+            if (!retired) {
+                retired = true;
+                if (pubSub != null) {
+                    send(pubSub::sunsubscribe);
+                }
+            }
+            if (thread != null) {
+                LockSupport.unpark(thread); // cut a backoff short: it sees `retired` and ends
+            }
+        }
+
         private void run() {
             if (delayNanos > 0) {
                 LockSupport.parkNanos(delayNanos);
             }
             boolean failed = false;
             Map.Entry<Integer, List<byte[]>> first = null;
-            synchronized (ShardedWakeHub.this) {
-                if (!retired && !node.equals("?")) {
+            synchronized (ShardedNotices.this) {
+                if (!retired && !node.equals(UNKNOWN_NODE)) {
                     Map<Integer, List<byte[]>> bySlot = bySlot();
                     first = bySlot.isEmpty()
                             ? null
@@ -194,22 +182,22 @@ final class ShardedWakeHub implements WakeSubscriber.WakeHub {
                 }
             }
             if (first != null) {
-                try (Connection c = cluster.getConnectionFromSlot(first.getKey())) {
+                try (Connection c = topology.connectionForSlot(first.getKey())) {
                     if (c.getHostAndPort().toString().equals(node)) {
                         new Notices(this).proceed(c, first.getValue().toArray(byte[][]::new));
                     } else {
                         failed = true; // the slot map changed since routing
                     }
                 } catch (RuntimeException e) {
-                    LOG.debug("sharded wake subscription to {} dropped: {}", node, e.toString());
+                    LOG.debug("sharded notice subscription to {} dropped: {}", node, e.toString());
                     failed = true;
                 }
             } else {
-                failed = node.equals("?");
+                failed = node.equals(UNKNOWN_NODE);
             }
             if (failed) {
                 try {
-                    cluster.refreshClusterTopology();
+                    topology.refreshSlots();
                 } catch (RuntimeException e) {
                     LOG.debug("cannot refresh the cluster slot map: {}", e.toString());
                 }
@@ -217,23 +205,26 @@ final class ShardedWakeHub implements WakeSubscriber.WakeHub {
             dissolve(failed);
         }
 
-        /** Ends this shard: routes its still-watched channels again and wakes their workers. */
+        /** Ends this shard: routes its still-wanted channels again and wakes their listeners. */
         private void dissolve(boolean failed) {
             List<ByteBuffer> rerouted = new ArrayList<>();
-            synchronized (ShardedWakeHub.this) {
+            synchronized (ShardedNotices.this) {
                 pubSub = null;
+                retired = true;
                 shards.remove(node, this);
                 long backoff = failed ? Math.min(MAX_BACKOFF_NANOS, Math.max(MIN_BACKOFF_NANOS, delayNanos * 2)) : 0;
                 for (ByteBuffer channel : List.copyOf(channels)) {
                     routes.remove(channel, this);
-                    if (listeners.containsKey(channel) && !closed) {
+                    if (ShardedNotices.this.channels.contains(channel) && !closed && !routes.containsKey(channel)) {
                         rerouted.add(channel);
                         route(channel, backoff);
                     }
                 }
                 channels.clear();
             }
-            wake(rerouted); // notices may have been missed: poll now
+            if (!rerouted.isEmpty()) {
+                sink.wake(rerouted); // notices may have been missed: look now
+            }
         }
 
         /** This shard's channels grouped by slot (one SSUBSCRIBE per slot). */
@@ -248,24 +239,26 @@ final class ShardedWakeHub implements WakeSubscriber.WakeHub {
 
         void connected(Notices notices) {
             List<ByteBuffer> all;
-            synchronized (ShardedWakeHub.this) {
+            synchronized (ShardedNotices.this) {
                 if (closed || retired || channels.isEmpty()) {
                     retired = true;
+                    shards.remove(node, this);
                     send(notices::sunsubscribe);
                     return;
                 }
                 pubSub = notices;
-                // channels routed here while connecting, one SSUBSCRIBE per slot (re-subscribing is harmless)
+                // channels routed here while connecting, one SSUBSCRIBE per slot (subscribing again is harmless)
                 bySlot().values().forEach(list -> send(() -> notices.ssubscribe(list.toArray(byte[][]::new))));
                 all = List.copyOf(channels);
             }
-            wake(all);
+            sink.wake(all);
         }
 
         void unsubscribed(Notices notices, byte[] channel, int left) {
-            synchronized (ShardedWakeHub.this) {
+            synchronized (ShardedNotices.this) {
                 if (pubSub == notices && !retired && routes.get(ByteBuffer.wrap(channel)) == this) {
-                    // the server dropped a channel we still watch: its slot moved; end this connection, reroute
+                    // the server dropped a channel still wanted: its slot moved; end this connection (its thread
+                    // then routes every channel again) and send nothing more on it
                     retired = true;
                     shards.remove(node, this);
                     if (left > 0) { // at 0 the subscription ends by itself: a reply to more would be left over
@@ -290,7 +283,7 @@ final class ShardedWakeHub implements WakeSubscriber.WakeHub {
                 first = false;
                 shard.connected(this);
             }
-            wake(List.of(ByteBuffer.wrap(channel))); // subscribed now: a notice just before it was missed
+            sink.wake(List.of(ByteBuffer.wrap(channel))); // subscribed now: a notice just before it was missed
         }
 
         @Override
@@ -300,7 +293,7 @@ final class ShardedWakeHub implements WakeSubscriber.WakeHub {
 
         @Override
         public void onSMessage(byte[] channel, byte[] message) {
-            wake(List.of(ByteBuffer.wrap(channel)));
+            sink.wake(List.of(ByteBuffer.wrap(channel)));
         }
     }
 }

@@ -1,0 +1,16 @@
+package io.github.deferlock.lock.internal;
+
+import io.github.deferlock.redis.internal.Script;
+
+/** The lock's Lua scripts, read from the resources next to this class (their includes resolved). */
+final class LockLua {
+    static final Script ACQUIRE = load("acquire.lua");
+    static final Script RELEASE = load("release.lua");
+    static final Script RENEW = load("renew.lua");
+
+    private LockLua() {}
+
+    private static Script load(String file) {
+        return Script.load(r -> LockLua.class.getResourceAsStream(r), file);
+    }
+}

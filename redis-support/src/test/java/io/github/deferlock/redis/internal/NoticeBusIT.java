@@ -1,0 +1,242 @@
+package io.github.deferlock.redis.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.github.deferlock.testing.RedisCluster;
+import io.github.deferlock.testing.RedisServer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.ConnectionPoolConfig;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.RedisClusterClient;
+
+/**
+ * {@link NoticeBus} against real servers: notices arrive, the subscription comes back after the server
+ * restarts (plain and sharded), and the pooled connection it used carries no stray reply afterwards.
+ */
+final class NoticeBusIT {
+    private static final Duration WAIT = Duration.ofSeconds(20);
+
+    private static byte[] b(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static long subscribers(Jedis admin, String channel) {
+        Map<String, Long> counts = admin.pubsubNumSub(channel);
+        return counts.getOrDefault(channel, 0L);
+    }
+
+    private static long shardSubscribers(Jedis admin, String channel) {
+        Map<String, Long> counts = admin.pubsubShardNumSub(channel);
+        return counts.getOrDefault(channel, 0L);
+    }
+
+    /** A client whose pool has one connection: a reply left on it would be read by the next command. */
+    private static RedisClient onePooledConnection(RedisServer server) {
+        ConnectionPoolConfig pool = new ConnectionPoolConfig();
+        pool.setMaxTotal(1);
+        pool.setMaxIdle(1);
+        return RedisClient.builder()
+                .hostAndPort(server.hostAndPort())
+                .poolConfig(pool)
+                .build();
+    }
+
+    @Test
+    void plain_noticeArrives_andUnwatchingTheLastChannelLeavesAUsablePooledConnection() {
+        try (RedisServer server = RedisServer.start();
+                Jedis admin = server.newConnection();
+                RedisClient redis = onePooledConnection(server);
+                NoticeBus bus = new NoticeBus(Topology.of(redis), "test-notices")) {
+            AtomicInteger heard = new AtomicInteger();
+            NoticeBus.Subscription sub = bus.watch(b("{k}:ch"), heard::incrementAndGet);
+            await().atMost(WAIT).until(() -> subscribers(admin, "{k}:ch") == 1);
+            int afterSubscribe = heard.get();
+            assertThat(afterSubscribe)
+                    .as("the confirmed subscription wakes the listener")
+                    .isPositive();
+
+            admin.publish("{k}:ch", "x");
+            await().atMost(WAIT).until(() -> heard.get() > afterSubscribe);
+
+            sub.close();
+            await().atMost(WAIT).until(() -> subscribers(admin, "{k}:ch") == 0);
+            // the subscription's connection is back in the pool of one: every reply must be its own command's
+            for (int i = 0; i < 20; i++) {
+                redis.set("n", Integer.toString(i));
+                assertThat(redis.get("n")).isEqualTo(Integer.toString(i));
+            }
+        }
+    }
+
+    @Test
+    void plain_manyChannels_shareOneConnection_andAComeAndGoLeavesNoStrayReply() {
+        try (RedisServer server = RedisServer.start();
+                Jedis admin = server.newConnection();
+                RedisClient redis = onePooledConnection(server);
+                NoticeBus bus = new NoticeBus(Topology.of(redis), "test-notices")) {
+            for (int round = 0; round < 5; round++) {
+                NoticeBus.Subscription a = bus.watch(b("a"), () -> {});
+                NoticeBus.Subscription c = bus.watch(b("c"), () -> {});
+                await().atMost(WAIT).until(() -> subscribers(admin, "a") == 1 && subscribers(admin, "c") == 1);
+                assertThat(admin.clientList().lines().filter(l -> l.contains(" sub=2 ")))
+                        .hasSize(1);
+                a.close();
+                c.close();
+                await().atMost(WAIT).until(() -> subscribers(admin, "a") + subscribers(admin, "c") == 0);
+                assertThat(redis.ping()).isEqualTo("PONG");
+                assertThat(redis.incr("rounds")).isEqualTo(round + 1L);
+            }
+        }
+    }
+
+    @Test
+    void plain_afterAServerRestart_resubscribes_andWakesTheListener() {
+        try (RedisServer server = RedisServer.start();
+                RedisClient redis = server.newClient();
+                NoticeBus bus = new NoticeBus(Topology.of(redis), "test-notices")) {
+            AtomicInteger heard = new AtomicInteger();
+            bus.watch(b("{k}:released"), heard::incrementAndGet);
+            try (Jedis admin = server.newConnection()) {
+                await().atMost(WAIT).until(() -> subscribers(admin, "{k}:released") == 1);
+            }
+
+            server.kill();
+            int beforeRestart = heard.get();
+            server.restart();
+
+            try (Jedis admin = server.newConnection()) {
+                await().atMost(WAIT).until(() -> subscribers(admin, "{k}:released") == 1);
+                assertThat(heard.get())
+                        .as(
+                                "the lost connection and the new subscription wake the listener: notices may have been missed")
+                        .isGreaterThan(beforeRestart);
+                int before = heard.get();
+                admin.publish("{k}:released", "t");
+                await().atMost(WAIT).until(() -> heard.get() > before);
+            }
+        }
+    }
+
+    @Test
+    void sharded_onACluster_noticeArrives_andResubscribesAfterItsMasterRestarts() {
+        try (RedisCluster cluster = RedisCluster.start();
+                RedisClusterClient redis = cluster.newClient();
+                NoticeBus bus = new NoticeBus(Topology.of(redis), "test-notices")) {
+            String channel = "{order:7}:wake";
+            boolean sharded = Topology.of(redis).shardedPubSub().orElseThrow();
+            AtomicInteger heard = new AtomicInteger();
+            bus.watch(b(channel), heard::incrementAndGet);
+            RedisServer master = cluster.masterFor(channel);
+            try (Jedis admin = master.newConnection()) {
+                await().atMost(WAIT)
+                        .until(() -> (sharded ? shardSubscribers(admin, channel) : subscribers(admin, channel)) == 1);
+            }
+            assertThat(bus.transportForTests()).get().isInstanceOf(sharded ? ShardedNotices.class : PlainNotices.class);
+            int before = heard.get();
+            if (sharded) {
+                redis.spublish(b(channel), b("1"));
+            } else {
+                redis.publish(b(channel), b("1"));
+            }
+            await().atMost(WAIT).until(() -> heard.get() > before);
+
+            master.kill();
+            master.restart();
+            cluster.awaitHealthy(Duration.ofSeconds(30));
+
+            RedisServer again = cluster.masterFor(channel);
+            try (Jedis admin = again.newConnection()) {
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() -> (sharded ? shardSubscribers(admin, channel) : subscribers(admin, channel)) == 1);
+            }
+            int afterRestart = heard.get();
+            await().atMost(WAIT).untilAsserted(() -> {
+                if (sharded) {
+                    redis.spublish(b(channel), b("2"));
+                } else {
+                    redis.publish(b(channel), b("2"));
+                }
+                assertThat(heard.get()).isGreaterThan(afterRestart);
+            });
+        }
+    }
+
+    @Test
+    void plain_withAnAnchor_keepsOneConnectionBetweenListeners_untilClosed() {
+        try (RedisServer server = RedisServer.start();
+                Jedis admin = server.newConnection();
+                RedisClient redis = onePooledConnection(server)) {
+            NoticeBus bus = new NoticeBus(Topology.of(redis), "test-notices", b("p:subscriber:1"));
+            NoticeBus.Subscription first = bus.watch(b("p:ch"), () -> {});
+            await().atMost(WAIT).until(() -> subscribers(admin, "p:ch") == 1);
+            String subscriberId = subscriberClientIds(admin);
+
+            first.close();
+            await().atMost(WAIT).until(() -> subscribers(admin, "p:ch") == 0);
+            assertThat(subscribers(admin, "p:subscriber:1"))
+                    .as("the anchor holds the connection")
+                    .isEqualTo(1);
+            AtomicInteger heard = new AtomicInteger();
+            bus.watch(b("p:ch"), heard::incrementAndGet);
+            await().atMost(WAIT).until(() -> subscribers(admin, "p:ch") == 1);
+            assertThat(subscriberClientIds(admin)).as("the same connection").isEqualTo(subscriberId);
+
+            bus.close();
+            await().atMost(WAIT).until(() -> subscribers(admin, "p:subscriber:1") + subscribers(admin, "p:ch") == 0);
+            assertThat(redis.ping()).as("no stray reply on the pool of one").isEqualTo("PONG");
+        }
+    }
+
+    private static String subscriberClientIds(Jedis admin) {
+        return String.join(
+                ",",
+                admin.clientList()
+                        .lines()
+                        .filter(l -> !l.contains(" sub=0 "))
+                        .map(l -> l.substring(0, l.indexOf(' ')))
+                        .toList());
+    }
+
+    @Test
+    void closedBus_subscribesNothing() {
+        try (RedisServer server = RedisServer.start();
+                Jedis admin = server.newConnection();
+                RedisClient redis = server.newClient()) {
+            NoticeBus bus = new NoticeBus(Topology.of(redis), "test-notices");
+            bus.watch(b("x"), () -> {});
+            await().atMost(WAIT).until(() -> subscribers(admin, "x") == 1);
+
+            bus.close();
+            await().atMost(WAIT).until(() -> subscribers(admin, "x") == 0);
+            bus.watch(b("y"), () -> {});
+            assertThat(subscribers(admin, "y")).isZero();
+        }
+    }
+
+    @Test
+    void sharedBuses_oneConnectionPerClient_forgottenWithTheLastListener() {
+        try (RedisServer server = RedisServer.start();
+                Jedis admin = server.newConnection();
+                RedisClient redis = server.newClient()) {
+            NoticeBus.Subscription a = SharedNoticeBuses.watch(redis, "test-shared", b("q1"), () -> {});
+            NoticeBus.Subscription c = SharedNoticeBuses.watch(redis, "test-shared", b("q2"), () -> {});
+            await().atMost(WAIT).until(() -> subscribers(admin, "q1") == 1 && subscribers(admin, "q2") == 1);
+            assertThat(admin.clientList().lines().filter(l -> l.contains(" sub=2 ")))
+                    .hasSize(1);
+            assertThat(SharedNoticeBuses.clients()).isEqualTo(1);
+
+            a.close();
+            a.close(); // idempotent: the count of listeners is not taken twice
+            assertThat(SharedNoticeBuses.clients()).isEqualTo(1);
+            c.close();
+            assertThat(SharedNoticeBuses.clients()).isZero();
+            await().atMost(WAIT).until(() -> subscribers(admin, "q1") + subscribers(admin, "q2") == 0);
+        }
+    }
+}
