@@ -50,12 +50,17 @@ public final class DelayQueues {
     public <T> DelayQueue<T> get(String name, Class<T> type) {
         Objects.requireNonNull(name, "name cannot be null");
         Objects.requireNonNull(type, "type cannot be null");
-        Class<?> known = types.putIfAbsent(name, type);
-        if (known != null && known != type) {
+        DelayQueue<?> queue = queues.computeIfAbsent(name, n -> {
+            DelayQueue<T> built = build(n, type);
+            types.put(n, type);
+            return built;
+        });
+        Class<?> known = types.get(name);
+        if (known != type) {
             throw new IllegalStateException("queue '" + name + "' is already used with payload type " + known.getName()
                     + ", not " + type.getName());
         }
-        return (DelayQueue<T>) queues.computeIfAbsent(name, n -> build(n, type));
+        return (DelayQueue<T>) queue;
     }
 
     /** The queues built so far. */
