@@ -166,6 +166,9 @@ final class DeferlockAutoConfigurationIT {
                     assertThat(emails.maxAttempts()).isEqualTo(7);
                     assertThat(emails.visibilityTimeout()).isEqualTo(Duration.ofSeconds(45));
                     assertThat(context.getBean("emailsDelayQueue")).isSameAs(emails);
+                    assertThatThrownBy(() -> context.getBean(DelayQueues.class).get("emails", String.class))
+                            .isInstanceOf(IllegalStateException.class)
+                            .hasMessageContaining("queue 'emails' is already used with payload type");
                 });
     }
 
