@@ -1,15 +1,10 @@
 package io.github.deferlock.spring;
 
-import java.lang.reflect.Method;
-import java.util.Map;
 import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
-import org.springframework.aop.support.AopUtils;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
-import org.springframework.core.MethodIntrospector;
-import org.springframework.core.annotation.AnnotatedElementUtils;
 
 /**
  * Finds {@code @WithLock} methods, checks each once (a bad annotation fails the start, naming the method), and
@@ -37,11 +32,8 @@ final class WithLockPostProcessor extends AbstractBeanFactoryAwareAdvisingPostPr
 
     @Override
     public Object postProcessAfterInitialization(Object bean, String beanName) {
-        Class<?> type = AopUtils.getTargetClass(bean);
-        Map<Method, WithLock> found =
-                MethodIntrospector.selectMethods(type, (MethodIntrospector.MetadataLookup<WithLock>)
-                        m -> AnnotatedElementUtils.findMergedAnnotation(m, WithLock.class));
-        found.forEach((method, annotation) -> interceptor.register(LockedMethod.of(beanName, method, annotation)));
+        AnnotatedMethods.of(bean, WithLock.class)
+                .forEach((method, annotation) -> interceptor.register(LockedMethod.of(beanName, method, annotation)));
         return super.postProcessAfterInitialization(bean, beanName);
     }
 
