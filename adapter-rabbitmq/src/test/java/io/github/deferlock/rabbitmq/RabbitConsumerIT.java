@@ -13,6 +13,7 @@ import io.github.deferlock.conflict.Outcome;
 import io.github.deferlock.lock.DistributedLock;
 import io.github.deferlock.lock.RedisLocks;
 import io.github.deferlock.testing.JvmProcess;
+import io.github.deferlock.testing.QpidBroker;
 import io.github.deferlock.testing.RedisExtension;
 import io.github.deferlock.testing.RedisServer;
 import java.nio.charset.StandardCharsets;

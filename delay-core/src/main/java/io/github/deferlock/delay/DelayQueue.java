@@ -1,38 +1,30 @@
 package io.github.deferlock.delay;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.ObjectReader;
-import com.fasterxml.jackson.databind.ObjectWriter;
+import io.github.deferlock.delay.internal.DeadCause;
 import io.github.deferlock.delay.internal.Envelope;
+import io.github.deferlock.delay.internal.EvictionPolicyProbe;
+import io.github.deferlock.delay.internal.JobIds;
 import io.github.deferlock.delay.internal.QueueKeys;
-import io.github.deferlock.delay.internal.QueueLua;
+import io.github.deferlock.delay.internal.QueueScripts;
+import io.github.deferlock.delay.internal.QueueTransport;
 import io.github.deferlock.redis.internal.Names;
-import io.github.deferlock.redis.internal.ReplicatedCall;
 import io.github.deferlock.redis.internal.Require;
-import io.github.deferlock.redis.internal.Retry;
-import io.github.deferlock.redis.internal.Script;
-import io.github.deferlock.redis.internal.Topology;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.Collection;
 import java.util.List;
-import java.util.Objects;
+import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * A reliable delay queue in Redis: jobs become due at a time given by the Redis server clock, are claimed
@@ -45,6 +37,10 @@ import redis.clients.jedis.exceptions.JedisException;
  *         .build();
  * queue.enqueue(new Email("ada@example.com", "Welcome"), Duration.ofMinutes(10));
  * }</pre>
+ *
+ * <p>Jobs may carry headers, a small string map stored with the job ({@link NewJob#withHeader}, {@link
+ * Builder#headers}). The queue tells its {@link Builder#listener listener} of every job it stores and of every
+ * job it moves to the dead letters itself.
  *
  * <p>Every state change is one Lua script call on keys that share the hash tag {@code {name}} (see
  * docs/queue-keys.md), so a queue works the same on standalone Redis, Sentinel and Cluster. Payloads are
@@ -62,51 +58,23 @@ import redis.clients.jedis.exceptions.JedisException;
 public final class DelayQueue<T> {
     private static final Logger LOG = LoggerFactory.getLogger(DelayQueue.class);
 
-    private static final Script ENQUEUE = QueueLua.load("enqueue");
-    private static final Script CLAIM = QueueLua.load("claim");
-    private static final Script ACK = QueueLua.load("ack");
-    private static final Script NACK = QueueLua.load("nack");
-    private static final Script RESCHEDULE = QueueLua.load("reschedule");
-    private static final Script EXTEND = QueueLua.load("extend");
-    private static final Script CANCEL = QueueLua.load("cancel");
-    private static final Script INFO = QueueLua.load("info");
-    private static final Script HEAD = QueueLua.load("head");
-    private static final Script DEAD_LIST = QueueLua.load("dead_list");
-    private static final Script REQUEUE = QueueLua.load("requeue");
-    private static final Script PURGE = QueueLua.load("purge");
-
-    /** Jobs per enqueue script call in {@link #enqueueAll(List)}. */
-    private static final int ENQUEUE_CHUNK = 200;
-    /** Expired in-flight jobs returned per claim call. */
-    private static final int RETURN_LIMIT = 100;
-    /** Dead letters requeued or purged per script call. */
-    private static final int BULK = 500;
     /** The largest claim. */
-    static final int MAX_CLAIM = 1000;
+    static final int MAX_CLAIM = QueueScripts.MAX_CLAIM;
     /** The most acks per script call ({@link #ackAll(List)}, or riding along with a claim). */
-    static final int MAX_ACKS = 500;
+    static final int MAX_ACKS = QueueScripts.MAX_ACKS;
     /** The most renewals per script call ({@link #extendAll(List)}). */
-    static final int MAX_EXTENDS = 1000;
+    static final int MAX_EXTENDS = QueueScripts.MAX_EXTENDS;
     /**
      * How long a write call's replay record lives: longer than any resend of the call (our retry and the
      * cluster client's), so a resent claim, ack, cancel or enqueue is recognised as the same call.
      */
-    static final long REPLAY_TTL_MS = 60_000;
-
-    private static final byte[] REPLAY_TTL = num(REPLAY_TTL_MS);
-    private static final byte[] NO_REPLAY = {'0'};
+    static final long REPLAY_TTL_MS = QueueScripts.REPLAY_TTL_MS;
 
     private static final int MAX_ERROR_CHARS = 4000;
-    private static final SecureRandom IDS = new SecureRandom();
-    private static final Base64.Encoder ID_ENCODER = Base64.getUrlEncoder().withoutPadding();
-    private static final AtomicLong ID_COUNTER = new AtomicLong(IDS.nextInt() & 0xFFFF_FFFFL);
-    private static volatile long idPrefix = IDS.nextLong();
-    private static final byte[] DELAY = {'d'};
-    private static final byte[] AT = {'a'};
     /** The earliest due time reported as requested: -2^53 ms, below which a Lua number is not exact. */
     private static final Instant EARLIEST_REPORTED = Instant.ofEpochMilli(-(1L << 53));
 
-    /** The most dead letters one {@link #deadLetters(int)} call returns, so one call stays cheap for Redis. */
+    /** The most dead letters one {@link DeadLetters#list(int)} call returns, so one call stays cheap for Redis. */
     public static final int MAX_DEAD_LIST = 1000;
 
     /**
@@ -115,47 +83,33 @@ public final class DelayQueue<T> {
      */
     public static final Duration MAX_DELAY = Duration.ofDays(366);
 
-    private volatile boolean enqueuePreloaded;
-    private final UnifiedJedis redis;
-    private final Topology topology;
-    private final ReplicatedCall replicated;
-    private final String name;
+    /** The most headers one job carries ({@link NewJob#withHeader}, {@link Builder#headers}). */
+    public static final int MAX_HEADERS = 32;
+    /** The longest header key, in UTF-8 bytes (at least 1). */
+    public static final int MAX_HEADER_KEY_BYTES = 128;
+    /** The most UTF-8 bytes of one job's header keys and values together: 8 KiB. */
+    public static final int MAX_HEADERS_BYTES = 8 * 1024;
+
+    private final QueueConfig config;
     private final QueueKeys keys;
-    private final ObjectReader reader;
-    private final ObjectWriter writer;
-    private final Duration visibilityTimeout;
-    private final int maxAttempts;
-    private final Backoff backoff;
-    private final int maxPayloadBytes;
-    private final Clock clock;
-    private final int replicas; // 0: no WAIT
-    private final Duration replicaTimeout;
-    private final QueueListener listener;
+    private final JobIds ids;
+    private final QueueTransport transport;
+    private final QueueScripts scripts;
+    private final PayloadCodec<T> codec;
+    private final DeadLetters deadLetters;
 
-    private DelayQueue(Builder<T> b, JavaType type, ObjectMapper mapper) {
-        this.redis = b.redis;
-        this.name = b.name;
-        this.keys = QueueKeys.of(b.name);
-        this.reader = mapper.readerFor(type);
-        this.writer = mapper.writerFor(type);
-        this.visibilityTimeout = b.visibilityTimeout != null ? b.visibilityTimeout : Builder.DEFAULT_VISIBILITY;
-        this.maxAttempts = b.maxAttempts > 0 ? b.maxAttempts : Builder.DEFAULT_MAX_ATTEMPTS;
-        this.backoff = b.backoff != null ? b.backoff : Builder.DEFAULT_BACKOFF;
-        this.maxPayloadBytes = b.maxPayloadBytes > 0 ? b.maxPayloadBytes : Builder.DEFAULT_MAX_PAYLOAD_BYTES;
-        this.clock = b.clock != null ? b.clock : Clock.systemUTC();
-        this.replicas = b.replicas;
-        this.replicaTimeout = b.replicaTimeout;
-        this.listener = b.listener == null ? QueueListener.NONE : new SafeQueueListener(b.name, b.listener);
-        this.topology = Topology.of(b.redis);
-        this.replicated = new ReplicatedCall(topology, b.replicas, b.replicas > 0 ? b.replicaTimeout : Duration.ZERO);
-    }
-
-    /**
-     * The listener of this queue and its workers: the one given to the builder, wrapped so that a throwing
-     * listener is logged and ignored, or {@link QueueListener#NONE}. For the worker's mechanisms.
-     */
-    QueueListener listener() {
-        return listener;
+    private DelayQueue(QueueConfig config) {
+        this.config = config;
+        this.keys = QueueKeys.of(config.name());
+        this.ids = new JobIds();
+        this.transport = new QueueTransport(config.redis(), config.name(), config.replicas(), config.replicaTimeout());
+        this.scripts = new QueueScripts(transport, keys, ids);
+        this.codec = new PayloadCodec<>(
+                config.name(),
+                config.mapper().readerFor(config.type()),
+                config.mapper().writerFor(config.type()),
+                config.maxPayloadBytes());
+        this.deadLetters = new DeadLetters(scripts, () -> size(JobState.DEAD));
     }
 
     /**
@@ -169,7 +123,7 @@ public final class DelayQueue<T> {
      *     brace (docs/names.md)
      */
     public static <T> Builder<T> builder(UnifiedJedis redis, String name, Class<T> type) {
-        return new Builder<>(redis, name, Objects.requireNonNull(type, "type cannot be null"), null);
+        return new Builder<>(redis, name, Require.notNull("type", type), null);
     }
 
     /**
@@ -181,32 +135,32 @@ public final class DelayQueue<T> {
      *     brace (docs/names.md)
      */
     public static <T> Builder<T> builder(UnifiedJedis redis, String name, TypeReference<T> type) {
-        return new Builder<>(redis, name, null, Objects.requireNonNull(type, "type cannot be null"));
+        return new Builder<>(redis, name, null, Require.notNull("type", type));
     }
 
     /** The queue name. */
     public String name() {
-        return name;
+        return config.name();
     }
 
     /** The visibility timeout given to each claim. */
     public Duration visibilityTimeout() {
-        return visibilityTimeout;
+        return config.visibilityTimeout();
     }
 
     /** Deliveries after which a failing job goes to the dead letters. */
     public int maxAttempts() {
-        return maxAttempts;
+        return config.maxAttempts();
     }
 
     /** The backoff a {@link #nack(Job, String, Duration)} without a delay uses. */
     public Backoff backoff() {
-        return backoff;
+        return config.backoff();
     }
 
     /** The largest encoded payload accepted, in bytes. */
     public int maxPayloadBytes() {
-        return maxPayloadBytes;
+        return config.maxPayloadBytes();
     }
 
     // ---------------------------------------------------------------- enqueue
@@ -220,7 +174,7 @@ public final class DelayQueue<T> {
      * @throws DelayQueueException when Redis fails
      */
     public EnqueueResult enqueue(T payload) {
-        return enqueueOne(null, payload, Duration.ZERO, null);
+        return enqueueOne(null, payload, Duration.ZERO, null, Map.of());
     }
 
     /**
@@ -232,7 +186,7 @@ public final class DelayQueue<T> {
      * @throws DelayQueueException when Redis fails
      */
     public EnqueueResult enqueue(T payload, Duration delay) {
-        return enqueueOne(null, payload, requireDelay(delay), null);
+        return enqueueOne(null, payload, requireDelay("delay", delay), null, Map.of());
     }
 
     /**
@@ -246,7 +200,26 @@ public final class DelayQueue<T> {
      * @throws DelayQueueException when Redis fails
      */
     public EnqueueResult enqueue(String id, T payload, Duration delay) {
-        return enqueueOne(requireId(id), payload, requireDelay(delay), null);
+        return enqueueOne(requireId(id), payload, requireDelay("delay", delay), null, Map.of());
+    }
+
+    /**
+     * Enqueues one job, with its headers ({@link NewJob#withHeader}); like the other {@code enqueue} and
+     * {@code schedule} methods, which it covers (named apart from {@link #enqueue(Object)} so that a queue of
+     * {@code Object} payloads cannot mistake one for the other). One round trip.
+     *
+     * @throws NullPointerException when {@code job} is null
+     * @throws IllegalArgumentException when the id breaks the name rule, the delay or due time is more than
+     *     {@link #MAX_DELAY} ahead, the payload is over the limit, or the headers with those of {@link
+     *     Builder#headers} break a limit
+     * @throws DelayQueueException when Redis fails
+     */
+    public EnqueueResult enqueueJob(NewJob<T> job) {
+        Require.notNull("job", job);
+        String id = job.id() == null ? null : requireId(job.id());
+        return job.delay() != null
+                ? enqueueOne(id, job.payload(), requireDelay("delay", job.delay()), null, job.headers())
+                : enqueueOne(id, job.payload(), null, requireAt(job.at()), job.headers());
     }
 
     /**
@@ -262,7 +235,7 @@ public final class DelayQueue<T> {
      * @throws DelayQueueException when Redis fails
      */
     public EnqueueResult schedule(T payload, Instant at) {
-        return enqueueOne(null, payload, null, requireAt(at));
+        return enqueueOne(null, payload, null, requireAt(at), Map.of());
     }
 
     /**
@@ -275,7 +248,7 @@ public final class DelayQueue<T> {
      * @throws DelayQueueException when Redis fails
      */
     public EnqueueResult schedule(String id, T payload, Instant at) {
-        return enqueueOne(requireId(id), payload, null, requireAt(at));
+        return enqueueOne(requireId(id), payload, null, requireAt(at), Map.of());
     }
 
     /**
@@ -286,8 +259,8 @@ public final class DelayQueue<T> {
      * @throws DelayQueueException when Redis fails
      */
     public List<EnqueueResult> enqueueAll(Collection<? extends T> payloads, Duration delay) {
-        Objects.requireNonNull(payloads, "payloads cannot be null");
-        requireDelay(delay);
+        Require.notNull("payloads", payloads);
+        requireDelay("delay", delay);
         List<NewJob<T>> jobs = new ArrayList<>(payloads.size());
         for (T p : payloads) {
             jobs.add(NewJob.of(p, delay));
@@ -299,172 +272,57 @@ public final class DelayQueue<T> {
      * Enqueues many jobs in one pipeline (a few hundred jobs per script call), returning one result per job in
      * order. Every payload is encoded and checked before anything is written. Not atomic as a whole: on a
      * failure part of the batch may be written; running the same batch again is safe for jobs with caller
-     * ids (they are reported as duplicates).
+     * ids (they are reported as duplicates). {@link Builder#headers} is evaluated once for the whole batch.
      *
      * @throws NullPointerException when {@code jobs} or one of them is null
-     * @throws IllegalArgumentException when a payload is over the limit, a caller id is too long, or a delay or
-     *     due time is more than {@link #MAX_DELAY} ahead
+     * @throws IllegalArgumentException when a payload is over the limit, a caller id is too long, a delay or
+     *     due time is more than {@link #MAX_DELAY} ahead, or a job's headers break a limit
      * @throws DelayQueueException when Redis fails
      */
     public List<EnqueueResult> enqueueAll(List<NewJob<T>> jobs) {
-        Objects.requireNonNull(jobs, "jobs cannot be null");
-        List<byte[]> args = new ArrayList<>(1 + 4 * jobs.size());
-        List<String> ids = new ArrayList<>(jobs.size());
-        boolean[] generated = new boolean[jobs.size()];
-        Duration lastDelay = null;
-        byte[] lastDelayArg = null;
-        for (int i = 0; i < jobs.size(); i++) {
-            NewJob<T> job = Objects.requireNonNull(jobs.get(i), "a job cannot be null");
-            String id = job.id() != null ? requireId(job.id()) : newId();
-            generated[i] = job.id() == null;
-            ids.add(id);
-            if (job.delay() != null) {
-                if (!job.delay().equals(lastDelay)) { // a batch often shares one delay: format it once
-                    lastDelayArg = num(toMillis(requireDelay(job.delay())));
-                    lastDelay = job.delay();
-                }
-                args.add(utf8(id));
-                args.add(DELAY);
-                args.add(lastDelayArg);
-                args.add(encode(job.payload()));
-            } else {
-                addJobArgs(args, id, encode(job.payload()), null, requireAt(job.at()));
-            }
+        Require.notNull("jobs", jobs);
+        Map<String, String> defaults = config.defaultHeaders();
+        List<QueueScripts.NewEntry> entries = new ArrayList<>(jobs.size());
+        for (NewJob<T> job : jobs) {
+            Require.notNull("a job", job);
+            String id = job.id() != null ? requireId(job.id()) : ids.next();
+            boolean absolute = job.delay() == null;
+            long ms = absolute ? atMillis(requireAt(job.at())) : toMillis(requireDelay("delay", job.delay()));
+            byte[] field = codec.field(JobHeaders.merge(defaults, job.headers()), job.payload());
+            entries.add(new QueueScripts.NewEntry(id, job.id() != null, absolute, ms, field));
         }
-        List<EnqueueResult> results = new ArrayList<>(jobs.size());
-        if (jobs.isEmpty()) {
-            return results;
-        }
-        List<List<byte[]>> chunkKeys = new ArrayList<>();
-        List<List<byte[]>> chunks = new ArrayList<>();
-        for (int from = 0; from < jobs.size(); from += ENQUEUE_CHUNK) {
-            int to = Math.min(jobs.size(), from + ENQUEUE_CHUNK);
-            boolean callerIds = false;
-            for (int i = from; i < to && !callerIds; i++) {
-                callerIds = !generated[i];
-            }
-            List<byte[]> chunk = new ArrayList<>(3 + 4 * (to - from));
-            chunk.add(keys.channel());
-            chunk.add(shardedFlag());
-            chunk.add(callerIds ? REPLAY_TTL : NO_REPLAY); // generated ids recognise their own resend
-            chunk.addAll(args.subList(4 * from, 4 * to));
-            chunks.add(chunk);
-            chunkKeys.add(QueueKeys.list(keys.due(), keys.jobs(), keys.seq(), keys.replay(newId())));
-        }
-        if (!enqueuePreloaded) {
-            call("enqueueAll", () -> {
-                ENQUEUE.preload(redis, keys.due()); // once: a later NOSCRIPT re-runs its chunk in pipeline()
-                return null;
-            });
-            enqueuePreloaded = true;
-        }
-        List<Object> replies = call(
-                "enqueueAll",
-                () -> pipeline(
-                        ENQUEUE,
-                        chunkKeys,
-                        chunks,
-                        "enqueueAll",
-                        "every job of the batch is stored on the primary",
-                        true));
-        for (int c = 0; c < replies.size(); c++) {
-            List<?> reply = (List<?>) replies.get(c);
-            int base = c * ENQUEUE_CHUNK;
-            for (int k = 0; 1 + 2 * k < reply.size(); k++) {
-                results.add(result(ids.get(base + k), generated[base + k], reply, k));
-            }
+        List<QueueScripts.Stored> stored = scripts.enqueueAll(entries);
+        List<EnqueueResult> results = new ArrayList<>(stored.size());
+        for (int i = 0; i < stored.size(); i++) {
+            results.add(enqueued(entries.get(i), stored.get(i)));
         }
         return results;
     }
 
-    /**
-     * Runs {@code script} once per entry of {@code argLists}, with the keys of the same index in {@code keyLists},
-     * in one pipeline (re-running by body the calls that met {@code NOSCRIPT}); with {@link
-     * Builder#waitForReplicas} a {@code WAIT} follows on the same connection.
-     */
-    private List<Object> pipeline(
-            Script script,
-            List<List<byte[]>> keyLists,
-            List<List<byte[]>> argLists,
-            String op,
-            String stored,
-            boolean strict) {
-        ReplicatedCall.Replies replies = replicated.runAll(script, keyLists, argLists);
-        if (replies.acked() < replicas) {
-            tooFewReplicas(op, replies.acked(), stored, strict);
-        }
-        return replies.replies();
+    private EnqueueResult enqueueOne(String id, T payload, Duration delay, Instant at, Map<String, String> own) {
+        byte[] field = codec.field(JobHeaders.merge(config.defaultHeaders(), own), payload);
+        boolean callerId = id != null;
+        QueueScripts.NewEntry entry = new QueueScripts.NewEntry(
+                callerId ? id : ids.next(), callerId, at != null, at != null ? atMillis(at) : toMillis(delay), field);
+        return enqueued(entry, scripts.enqueue(entry));
     }
 
-    /**
-     * Runs {@code script}; with {@link Builder#waitForReplicas} it is pipelined with {@code WAIT} so that both
-     * use the same connection, and too few acknowledging replicas is a {@link DelayQueueException} that says
-     * {@code stored}.
-     */
-    private Object runAndWait(
-            String op, Script script, List<byte[]> scriptKeys, List<byte[]> args, String stored, boolean strict) {
-        if (replicas == 0) {
-            return script.run(redis, scriptKeys, args);
-        }
-        ReplicatedCall.Replies replies = replicated.run(script, scriptKeys, args);
-        if (replies.acked() < replicas) {
-            tooFewReplicas(op, replies.acked(), stored, strict);
-        }
-        return replies.reply();
-    }
-
-    /** Throws (strict) or logs that too few replicas acknowledged a write that the primary applied. */
-    private void tooFewReplicas(String op, long acked, String stored, boolean strict) {
-        String message = op + " on queue '" + name + "' was acknowledged by " + acked + " of " + replicas
-                + " replicas within " + replicaTimeout + "; " + stored + " and may be lost if it fails over now";
-        if (strict) {
-            throw new DelayQueueException(message);
-        }
-        LOG.warn(message);
-    }
-
-    private EnqueueResult enqueueOne(String id, T payload, Duration delay, Instant at) {
-        byte[] encoded = encode(payload);
-        boolean generated = id == null;
-        String jobId = generated ? newId() : id;
-        List<byte[]> args = new ArrayList<>(7);
-        args.add(keys.channel());
-        args.add(shardedFlag());
-        args.add(generated ? NO_REPLAY : REPLAY_TTL); // a generated id recognises its own resend
-        addJobArgs(args, jobId, encoded, delay, at);
-        // one token for every try of this call: a resend after a lost reply replays the first reply
-        List<byte[]> enqueueKeys = QueueKeys.list(keys.due(), keys.jobs(), keys.seq(), keys.replay(newId()));
-        List<?> reply = (List<?>) call(
-                "enqueue",
-                () -> runAndWait(
-                        "enqueue",
-                        ENQUEUE,
-                        enqueueKeys,
-                        args,
-                        "job '" + jobId + "' is stored on the primary (enqueueing it again with the same id is"
-                                + " idempotent)",
-                        true));
-        return result(jobId, generated, reply, 0);
-    }
-
-    private static EnqueueResult result(String id, boolean generated, List<?> reply, int k) {
-        boolean added = (Long) reply.get(1 + 2 * k) == 1L;
-        Long due = (Long) reply.get(2 + 2 * k); // null: the existing job is in flight or dead
+    /** The result of one enqueued job; tells the listener when it was stored. */
+    private EnqueueResult enqueued(QueueScripts.NewEntry entry, QueueScripts.Stored stored) {
+        Instant due = stored.dueMs() == null ? null : Instant.ofEpochMilli(stored.dueMs());
         // a generated id that exists was written by our own earlier try of the same call
-        return new EnqueueResult(id, !added && !generated, due == null ? null : Instant.ofEpochMilli(due));
+        EnqueueResult result = new EnqueueResult(entry.id(), !stored.added() && entry.callerId(), due);
+        if (!result.duplicate()) {
+            // stored; when already claimed (a resend of our own call), it was due by the server's now
+            config.listener()
+                    .onEnqueued(config.name(), entry.id(), due != null ? due : Instant.ofEpochMilli(stored.nowMs()));
+        }
+        return result;
     }
 
-    private void addJobArgs(List<byte[]> args, String id, byte[] payload, Duration delay, Instant at) {
-        args.add(utf8(id));
-        if (at != null) {
-            args.add(AT);
-            // sent as is: the script makes a time before 1970 due at once (score 0) and keeps it for dueAt()
-            args.add(num(at.isBefore(EARLIEST_REPORTED) ? EARLIEST_REPORTED.toEpochMilli() : at.toEpochMilli()));
-        } else {
-            args.add(DELAY);
-            args.add(num(toMillis(delay)));
-        }
-        args.add(payload);
+    /** A due time for the script: sent as is (before 1970 too), floored at -2^53 ms. */
+    private static long atMillis(Instant at) {
+        return at.isBefore(EARLIEST_REPORTED) ? EARLIEST_REPORTED.toEpochMilli() : at.toEpochMilli();
     }
 
     // ---------------------------------------------------------------- claim and settle
@@ -491,7 +349,7 @@ public final class DelayQueue<T> {
      * here: the caller reports each result.
      */
     ClaimBatch<T> claimBatch(int max, List<Job<T>> acks) {
-        return claimBatch(max, acks, newToken());
+        return claimBatch(max, acks, callToken());
     }
 
     /**
@@ -501,57 +359,42 @@ public final class DelayQueue<T> {
      * arguments and not strand the jobs it took.
      */
     ClaimBatch<T> claimBatch(int max, List<Job<T>> acks, String token) {
-        if (max < 1 || max > MAX_CLAIM) {
-            throw new IllegalArgumentException("max must be within [1, " + MAX_CLAIM + "], got " + max);
-        }
-        if (acks.size() > MAX_ACKS) {
-            throw new IllegalArgumentException("at most " + MAX_ACKS + " acks ride along with a claim");
-        }
-        // one token for every try of this call: a resend after a lost reply gets the same jobs, not new ones
-        List<byte[]> claimKeys = QueueKeys.list(
-                keys.due(), keys.inflight(), keys.jobs(), keys.dead(), keys.errors(), keys.seq(), keys.replay(token));
-        List<byte[]> args = new ArrayList<>(5 + 2 * acks.size());
-        args.add(num(max));
-        args.add(num(visibilityTimeout.toMillis()));
-        args.add(num(maxAttempts));
-        args.add(num(RETURN_LIMIT));
-        args.add(REPLAY_TTL);
-        addReceipts(args, acks);
-        List<?> reply = (List<?>) call("claim", () -> CLAIM.run(redis, claimKeys, args));
-        long nowMicros = (Long) reply.get(0);
-        long wake = (Long) reply.get(1);
-        List<Boolean> acked = results((List<?>) reply.get(2));
-        Instant visibleUntil = clock.instant().plus(visibilityTimeout);
-        List<Job<T>> jobs = new ArrayList<>((reply.size() - 3) / 3);
-        for (int i = 3; i + 2 < reply.size(); i += 3) {
-            Job<T> job =
-                    decode((byte[]) reply.get(i), (byte[]) reply.get(i + 1), (byte[]) reply.get(i + 2), visibleUntil);
+        Require.within("max", max, 1, MAX_CLAIM);
+        Require.within("acks riding along with a claim", acks.size(), 0, MAX_ACKS);
+        QueueScripts.ClaimReply reply =
+                scripts.claim(max, config.visibilityTimeout().toMillis(), config.maxAttempts(), receipts(acks), token);
+        Instant visibleUntil = config.clock().instant().plus(config.visibilityTimeout());
+        List<Job<T>> jobs = new ArrayList<>(reply.jobs().size());
+        for (QueueScripts.Claimed claimed : reply.jobs()) {
+            Job<T> job = decode(claimed, visibleUntil);
             if (job != null) {
                 jobs.add(job);
             }
         }
-        return new ClaimBatch<>(jobs, nowMicros, wake, acked);
+        return new ClaimBatch<>(jobs, reply.nowMicros(), reply.nextWakeMs(), reply.acked());
     }
 
-    /** One claimed job from the claim reply, or null when it cannot be read (then it was dealt with). */
-    private Job<T> decode(byte[] rawId, byte[] rawEnvelope, byte[] rawError, Instant visibleUntil) {
-        String id = new String(rawId, StandardCharsets.UTF_8);
+    /** One claimed job, or null when it cannot be read (then it was dealt with). */
+    private Job<T> decode(QueueScripts.Claimed claimed, Instant visibleUntil) {
+        String id = claimed.id();
         Envelope env;
         try {
-            env = Envelope.parse(rawEnvelope);
+            env = Envelope.parse(claimed.envelope());
         } catch (RuntimeException e) {
             // cannot happen with our own scripts; never let one bad entry strand the rest of the batch
-            LOG.warn("queue '{}': job {} has an unreadable envelope and stays in flight: {}", name, id, e.toString());
+            LOG.warn("queue '{}': job {} has an unreadable envelope and stays in flight: {}", name(), id, e.toString());
             return null;
         }
         T payload;
+        Map<String, String> headers;
         try {
-            payload = reader.readValue(env.raw(), env.payloadOffset(), env.payloadLength());
+            headers = env.headers();
+            payload = codec.decode(env);
         } catch (IOException | RuntimeException e) {
             deadLetterUndecodable(id, env, e);
             return null;
         }
-        String error = text(rawError);
+        String error = claimed.lastError();
         return new Job<>(
                 id,
                 payload,
@@ -559,18 +402,20 @@ public final class DelayQueue<T> {
                 Instant.ofEpochMilli(env.dueMs()),
                 env.receipt(),
                 error.isEmpty() ? null : error,
-                visibleUntil);
+                visibleUntil,
+                headers);
     }
 
     private void deadLetterUndecodable(String id, Envelope env, Exception e) {
         String reason = "undecodable payload: " + e.getClass().getSimpleName() + ": " + e.getMessage();
-        LOG.warn("queue '{}': job {} moved to the dead letters, {}", name, id, reason);
+        LOG.warn("queue '{}': job {} moved to the dead letters, {}", name(), id, reason);
         try {
-            settle("deadLetter", id, env.receipt(), reason, 0, 0);
+            moveToDeadLetters(
+                    "deadLetter", new QueueScripts.Receipt(id, env.receipt()), reason, DeadCause.UNDECODABLE_PAYLOAD);
         } catch (RuntimeException settleFailure) {
             LOG.warn(
                     "queue '{}': dead-lettering job {} failed, it will be redelivered: {}",
-                    name,
+                    name(),
                     id,
                     settleFailure.toString());
         }
@@ -585,7 +430,7 @@ public final class DelayQueue<T> {
      * @throws DelayQueueException when Redis fails
      */
     public boolean ack(Job<T> job) {
-        Objects.requireNonNull(job, "job cannot be null");
+        Require.notNull("job", job);
         boolean acked = ack(job.id(), job.receipt());
         job.markSettled();
         return acked;
@@ -605,22 +450,13 @@ public final class DelayQueue<T> {
      */
     public boolean ack(String id, String receipt) {
         requireId(id);
-        requireReceipt(receipt);
-        List<byte[]> ackKeys = QueueKeys.list(keys.jobs(), keys.inflight(), keys.errors(), keys.replay(newId()));
-        List<byte[]> args = List.of(REPLAY_TTL, utf8(id), utf8(receipt));
-        List<?> r = (List<?>) call(
-                "ack",
-                () -> runAndWait(
-                        "ack", ACK, ackKeys, args, "job '" + id + "' is acked (deleted) on the primary", true));
-        return (Long) r.get(0) == 1L;
-    }
-
-    private static String requireReceipt(String receipt) {
-        Objects.requireNonNull(receipt, "receipt cannot be null");
-        if (receipt.isEmpty()) {
-            throw new IllegalArgumentException("receipt cannot be empty");
-        }
-        return receipt;
+        Require.notEmpty("receipt", receipt);
+        return scripts.ack(
+                        "ack",
+                        List.of(new QueueScripts.Receipt(id, receipt)),
+                        "job '" + id + "' is acked (deleted) on the primary",
+                        true)
+                .get(0);
     }
 
     /**
@@ -643,31 +479,15 @@ public final class DelayQueue<T> {
      * thrown (the acks are applied on the primary either way), so the caller keeps the per-job results.
      */
     List<Boolean> ackAll(List<Job<T>> jobs, boolean strict) {
-        Objects.requireNonNull(jobs, "jobs cannot be null");
+        Require.notNull("jobs", jobs);
         for (Job<T> job : jobs) {
-            Objects.requireNonNull(job, "a job cannot be null");
+            Require.notNull("a job", job);
         }
-        List<Boolean> out = new ArrayList<>(jobs.size());
         if (jobs.isEmpty()) {
-            return out;
+            return new ArrayList<>();
         }
-        List<List<byte[]>> chunkKeys = new ArrayList<>();
-        List<List<byte[]>> chunks = new ArrayList<>();
-        for (int from = 0; from < jobs.size(); from += MAX_ACKS) {
-            List<byte[]> chunk = new ArrayList<>();
-            chunk.add(REPLAY_TTL);
-            addReceipts(chunk, jobs.subList(from, Math.min(jobs.size(), from + MAX_ACKS)));
-            chunks.add(chunk);
-            chunkKeys.add(QueueKeys.list(keys.jobs(), keys.inflight(), keys.errors(), keys.replay(newId())));
-        }
-        String stored = jobs.size() + " jobs are acked (deleted) on the primary";
-        List<Object> replies = chunks.size() == 1
-                ? List.of(call(
-                        "ackAll", () -> runAndWait("ackAll", ACK, chunkKeys.get(0), chunks.get(0), stored, strict)))
-                : call("ackAll", () -> pipeline(ACK, chunkKeys, chunks, "ackAll", stored, strict));
-        for (Object reply : replies) {
-            out.addAll(results((List<?>) reply));
-        }
+        List<Boolean> out =
+                scripts.ack("ackAll", receipts(jobs), jobs.size() + " jobs are acked (deleted) on the primary", strict);
         for (Job<T> job : jobs) {
             job.markSettled();
         }
@@ -676,28 +496,13 @@ public final class DelayQueue<T> {
 
     /** True when writes are followed by {@code WAIT} ({@link Builder#waitForReplicas}). */
     boolean waitsForReplicas() {
-        return replicas > 0;
-    }
-
-    private static void addReceipts(List<byte[]> args, List<? extends Job<?>> jobs) {
-        for (Job<?> job : jobs) {
-            args.add(utf8(job.id()));
-            args.add(utf8(job.receipt()));
-        }
-    }
-
-    private static List<Boolean> results(List<?> flags) {
-        List<Boolean> out = new ArrayList<>(flags.size());
-        for (Object f : flags) {
-            out.add((Long) f == 1L);
-        }
-        return out;
+        return transport.waitsForReplicas();
     }
 
     /**
      * Reports a failed delivery: the job is due again after {@code retryDelay} (or, when null, after {@link
      * #backoff()} for its attempt number), or goes to the dead letters with {@code error} when it has had
-     * {@link #maxAttempts()} deliveries.
+     * {@link #maxAttempts()} deliveries. Its headers stay with it.
      *
      * @param error the failure, stored as the job's last error (null: "no error message"; cut to 4000 chars)
      * @param retryDelay the delay before the next delivery, or null for the backoff
@@ -707,44 +512,56 @@ public final class DelayQueue<T> {
      * @throws DelayQueueException when Redis fails
      */
     public boolean nack(Job<T> job, String error, Duration retryDelay) {
-        Objects.requireNonNull(job, "job cannot be null");
+        Require.notNull("job", job);
         Duration delay = retryDelay != null
-                ? requireDelay(retryDelay, "retryDelay")
-                : backoff.delay(Math.max(1, job.attempts()));
-        long r = settle("nack", job.id(), job.receipt(), error, toMillis(delay), maxAttempts);
+                ? requireDelay("retryDelay", retryDelay)
+                : config.backoff().delay(Math.max(1, job.attempts()));
+        QueueScripts.Settled r = scripts.nack(
+                "nack",
+                receipt(job),
+                errorText(error),
+                toMillis(delay),
+                config.maxAttempts(),
+                DeadCause.ATTEMPTS_EXHAUSTED);
         job.markSettled();
-        return r != 0;
+        return r != QueueScripts.Settled.STALE;
     }
 
     /**
-     * Moves a claimed job to the dead letters at once, with {@code reason} as its last error.
+     * Moves a claimed job to the dead letters at once, with {@code reason} as its last error ({@link
+     * DeadLetterCause#DEAD_LETTERED}); the listener hears {@link QueueListener#onDeadLettered}.
      *
      * @return true when moved; false when the receipt is stale
      * @throws NullPointerException when {@code job} or {@code reason} is null
      * @throws DelayQueueException when Redis fails
      */
     public boolean deadLetter(Job<T> job, String reason) {
-        Objects.requireNonNull(job, "job cannot be null");
-        Objects.requireNonNull(reason, "reason cannot be null");
-        long r = settle("deadLetter", job.id(), job.receipt(), reason, 0, 0);
+        Require.notNull("job", job);
+        Require.notNull("reason", reason);
+        boolean moved = moveToDeadLetters("deadLetter", receipt(job), reason, DeadCause.DEAD_LETTERED);
         job.markSettled();
-        return r != 0;
+        return moved;
     }
 
-    private long settle(String op, String id, String receipt, String error, long delayMs, int attemptsLimit) {
-        List<byte[]> nackKeys = QueueKeys.list(keys.jobs(), keys.inflight(), keys.due(), keys.dead(), keys.errors());
-        String e = error == null || error.isEmpty() ? "no error message" : error;
-        if (e.length() > MAX_ERROR_CHARS) {
-            e = e.substring(0, MAX_ERROR_CHARS);
+    /** Moves an in-flight job to the dead letters now; tells the listener when it moved. */
+    private boolean moveToDeadLetters(String op, QueueScripts.Receipt job, String reason, DeadCause cause) {
+        String text = errorText(reason);
+        boolean moved = scripts.nack(op, job, text, 0, 0, cause) != QueueScripts.Settled.STALE;
+        if (moved) {
+            config.listener().onDeadLettered(name(), job.id(), text);
         }
-        List<byte[]> args = List.of(
-                utf8(id), utf8(receipt), utf8(e), num(delayMs), num(attemptsLimit), keys.channel(), shardedFlag());
-        return (Long) call(op, () -> NACK.run(redis, nackKeys, args));
+        return moved;
+    }
+
+    /** The error text stored for a job: never empty, at most 4000 chars. */
+    private static String errorText(String error) {
+        String e = error == null || error.isEmpty() ? "no error message" : error;
+        return e.length() > MAX_ERROR_CHARS ? e.substring(0, MAX_ERROR_CHARS) : e;
     }
 
     /**
      * Returns a claimed job to due at now + {@code delay} without counting this delivery as an attempt —
-     * a deferral, not a failure — optionally with a new payload. The last error is kept.
+     * a deferral, not a failure — optionally with a new payload. The last error and the headers are kept.
      *
      * @param replacementPayload the payload to store instead, or null to keep the current one
      * @return true when rescheduled; false when the receipt is stale
@@ -754,21 +571,12 @@ public final class DelayQueue<T> {
      * @throws DelayQueueException when Redis fails
      */
     public boolean reschedule(Job<T> job, Duration delay, T replacementPayload) {
-        Objects.requireNonNull(job, "job cannot be null");
-        requireDelay(delay);
-        byte[] replacement = replacementPayload == null ? new byte[0] : encode(replacementPayload);
-        List<byte[]> rKeys = QueueKeys.list(keys.jobs(), keys.inflight(), keys.due());
-        List<byte[]> args = List.of(
-                utf8(job.id()),
-                utf8(job.receipt()),
-                num(toMillis(delay)),
-                keys.channel(),
-                num(replacementPayload == null ? 0 : 1),
-                replacement,
-                shardedFlag());
-        long r = (Long) call("reschedule", () -> RESCHEDULE.run(redis, rKeys, args));
+        Require.notNull("job", job);
+        requireDelay("delay", delay);
+        byte[] replacement = replacementPayload == null ? null : codec.field(job.headers(), replacementPayload);
+        boolean r = scripts.reschedule(receipt(job), toMillis(delay), replacement);
         job.markSettled();
-        return r == 1L;
+        return r;
     }
 
     /**
@@ -781,7 +589,7 @@ public final class DelayQueue<T> {
      * @throws DelayQueueException when Redis fails
      */
     public boolean extend(Job<T> job, Duration visibility) {
-        Objects.requireNonNull(job, "job cannot be null");
+        Require.notNull("job", job);
         return extend(job.id(), job.receipt(), visibility);
     }
 
@@ -796,16 +604,12 @@ public final class DelayQueue<T> {
      */
     public boolean extend(String id, String receipt, Duration visibility) {
         requireId(id);
-        requireReceipt(receipt);
-        Objects.requireNonNull(visibility, "visibility cannot be null");
-        if (visibility.isNegative() || visibility.isZero() || visibility.compareTo(MAX_DELAY) > 0) {
-            throw new IllegalArgumentException(
-                    "visibility must be positive and at most " + MAX_DELAY.toDays() + " days, got " + visibility);
-        }
-        List<byte[]> eKeys = QueueKeys.list(keys.jobs(), keys.inflight());
-        List<byte[]> args = List.of(num(toMillis(visibility)), utf8(id), utf8(receipt));
-        List<?> r = (List<?>) call("extend", () -> EXTEND.run(redis, eKeys, args));
-        return (Long) r.get(0) > 0;
+        Require.notEmpty("receipt", receipt);
+        Require.positive("visibility", visibility);
+        Require.within("visibility", visibility, Duration.ZERO, MAX_DELAY);
+        return scripts.extend(toMillis(visibility), List.of(new QueueScripts.Receipt(id, receipt)))
+                        .get(0)
+                > 0;
     }
 
     /**
@@ -815,33 +619,22 @@ public final class DelayQueue<T> {
      * @return one result per job, in order: false when its receipt is stale
      */
     List<Boolean> extendAll(List<Job<T>> jobs) {
-        List<List<byte[]>> chunkKeys = new ArrayList<>();
-        List<List<byte[]>> chunks = new ArrayList<>();
-        List<byte[]> eKeys = QueueKeys.list(keys.jobs(), keys.inflight());
-        for (int from = 0; from < jobs.size(); from += MAX_EXTENDS) {
-            List<byte[]> chunk = new ArrayList<>();
-            chunk.add(num(toMillis(visibilityTimeout)));
-            addReceipts(chunk, jobs.subList(from, Math.min(jobs.size(), from + MAX_EXTENDS)));
-            chunks.add(chunk);
-            chunkKeys.add(eKeys);
-        }
-        List<Object> replies = chunks.size() == 1
-                ? List.of(call("extend", () -> EXTEND.run(redis, eKeys, chunks.get(0))))
-                : call("extend", () -> runEach(EXTEND, chunkKeys, chunks));
-        List<Boolean> out = new ArrayList<>(jobs.size());
-        for (Object reply : replies) {
-            for (Object deadline : (List<?>) reply) {
-                out.add((Long) deadline > 0);
-            }
+        List<Long> deadlines = scripts.extend(toMillis(config.visibilityTimeout()), receipts(jobs));
+        List<Boolean> out = new ArrayList<>(deadlines.size());
+        for (long d : deadlines) {
+            out.add(d > 0);
         }
         return out;
     }
 
-    /** Runs {@code script} once per entry of {@code argLists}, one call after another. */
-    private List<Object> runEach(Script script, List<List<byte[]>> keyLists, List<List<byte[]>> argLists) {
-        List<Object> out = new ArrayList<>(argLists.size());
-        for (int c = 0; c < argLists.size(); c++) { // rare (over 1000 running jobs): one call after another
-            out.add(script.run(redis, keyLists.get(c), argLists.get(c)));
+    private static QueueScripts.Receipt receipt(Job<?> job) {
+        return new QueueScripts.Receipt(job.id(), job.receipt());
+    }
+
+    private static List<QueueScripts.Receipt> receipts(List<? extends Job<?>> jobs) {
+        List<QueueScripts.Receipt> out = new ArrayList<>(jobs.size());
+        for (Job<?> job : jobs) {
+            out.add(receipt(job));
         }
         return out;
     }
@@ -860,15 +653,11 @@ public final class DelayQueue<T> {
      * @throws DelayQueueException when Redis fails
      */
     public boolean cancel(String id) {
-        requireId(id);
-        // one token for every try of this call: a resend after a lost reply is told what the first try did
-        List<byte[]> cKeys = QueueKeys.list(
-                keys.jobs(), keys.due(), keys.inflight(), keys.dead(), keys.errors(), keys.replay(newId()));
-        return (Long) call("cancel", () -> CANCEL.run(redis, cKeys, List.of(utf8(id), REPLAY_TTL))) == 1L;
+        return scripts.cancel(requireId(id));
     }
 
     /**
-     * A snapshot of one job.
+     * A snapshot of one job, with its headers.
      *
      * @return the job, or empty when there is no job with this id (never enqueued, acked or cancelled)
      * @throws NullPointerException when {@code id} is null
@@ -876,41 +665,8 @@ public final class DelayQueue<T> {
      * @throws DelayQueueException when Redis fails
      */
     public Optional<JobInfo> get(String id) {
-        requireId(id);
-        List<byte[]> iKeys = QueueKeys.list(keys.jobs(), keys.due(), keys.inflight(), keys.dead(), keys.errors());
-        List<?> reply = (List<?>) call("get", () -> INFO.run(redis, iKeys, List.of(utf8(id))));
-        if (reply.isEmpty()) {
-            return Optional.empty();
-        }
-        Envelope env = Envelope.parse((byte[]) reply.get(0));
-        String error = text((byte[]) reply.get(1));
-        long score = (Long) reply.get(2);
-        Optional<Instant> at = score < 0 ? Optional.empty() : Optional.of(Instant.ofEpochMilli(score));
-        Optional<String> lastError = error.isEmpty() ? Optional.empty() : Optional.of(error);
-        return Optional.of(
-                switch (env.state()) {
-                    case 'f' ->
-                        new JobInfo(
-                                id,
-                                JobState.IN_FLIGHT,
-                                env.attempts(),
-                                Optional.of(Instant.ofEpochMilli(env.dueMs())),
-                                at,
-                                Optional.empty(),
-                                lastError);
-                    case 'x' ->
-                        new JobInfo(
-                                id, JobState.DEAD, env.attempts(), Optional.empty(), Optional.empty(), at, lastError);
-                    default -> // a job scheduled before 1970 waits with score 0 and keeps its requested time
-                        new JobInfo(
-                                id,
-                                JobState.DUE,
-                                env.attempts(),
-                                env.dueMs() == Envelope.NO_DUE ? at : Optional.of(Instant.ofEpochMilli(env.dueMs())),
-                                Optional.empty(),
-                                Optional.empty(),
-                                lastError);
-                });
+        return scripts.info(requireId(id))
+                .map(info -> JobInfo.of(id, Envelope.parse(info.envelope()), info.lastError(), info.score()));
     }
 
     /**
@@ -920,14 +676,13 @@ public final class DelayQueue<T> {
      * @throws DelayQueueException when Redis fails
      */
     public long size(JobState state) {
-        Objects.requireNonNull(state, "state cannot be null");
-        byte[] key =
+        Require.notNull("state", state);
+        return scripts.size(
                 switch (state) {
                     case DUE -> keys.due();
                     case IN_FLIGHT -> keys.inflight();
                     case DEAD -> keys.dead();
-                };
-        return call("size", () -> redis.zcard(key));
+                });
     }
 
     /**
@@ -937,40 +692,33 @@ public final class DelayQueue<T> {
      * @throws DelayQueueException when Redis fails
      */
     public Duration oldestDueAge() {
-        List<?> reply = (List<?>) call("oldestDueAge", () -> HEAD.run(redis, List.of(keys.due()), List.of()));
-        long nowMicros = (Long) reply.get(0);
-        long head = (Long) reply.get(1);
-        if (head < 0 || head * 1000 >= nowMicros) {
+        QueueScripts.Head head = scripts.head();
+        long nowMicros = head.nowMicros();
+        if (head.headMs() < 0 || head.headMs() * 1000 >= nowMicros) {
             return Duration.ZERO;
         }
-        return Duration.ofNanos((nowMicros - head * 1000) * 1000);
+        return Duration.ofNanos((nowMicros - head.headMs() * 1000) * 1000);
+    }
+
+    /**
+     * The dead letters of this queue: list, requeue, purge and count them, e.g. {@code
+     * queue.deadLetters().requeueAll()}.
+     */
+    public DeadLetters deadLetters() {
+        return deadLetters;
     }
 
     /**
      * The oldest dead letters, oldest first.
      *
-     * @param limit how many at most, at least 1
-     * @throws IllegalArgumentException when {@code limit < 1}
+     * @param limit how many at most, 1 to {@link #MAX_DEAD_LIST}
+     * @throws IllegalArgumentException when {@code limit} is out of range
      * @throws DelayQueueException when Redis fails
+     * @deprecated use {@code deadLetters().list(limit)}
      */
+    @Deprecated
     public List<DeadLetter> deadLetters(int limit) {
-        if (limit < 1 || limit > MAX_DEAD_LIST) {
-            throw new IllegalArgumentException(
-                    "limit must be within [1, " + MAX_DEAD_LIST + "] (page through larger sets), got " + limit);
-        }
-        List<byte[]> dKeys = QueueKeys.list(keys.dead(), keys.jobs(), keys.errors());
-        List<?> reply = (List<?>) call("deadLetters", () -> DEAD_LIST.run(redis, dKeys, List.of(num(limit))));
-        List<DeadLetter> out = new ArrayList<>(reply.size() / 4);
-        for (int i = 0; i + 3 < reply.size(); i += 4) {
-            Envelope env = Envelope.parse((byte[]) reply.get(i + 1));
-            out.add(new DeadLetter(
-                    new String((byte[]) reply.get(i), StandardCharsets.UTF_8),
-                    env.attempts(),
-                    Instant.ofEpochMilli((Long) reply.get(i + 3)),
-                    text((byte[]) reply.get(i + 2)),
-                    env.payloadText()));
-        }
-        return out;
+        return deadLetters.list(limit);
     }
 
     /**
@@ -980,10 +728,11 @@ public final class DelayQueue<T> {
      * @throws NullPointerException when {@code id} is null
      * @throws IllegalArgumentException when the id is empty, over 512 bytes or not valid Unicode (docs/names.md)
      * @throws DelayQueueException when Redis fails
+     * @deprecated use {@code deadLetters().requeue(id)}
      */
+    @Deprecated
     public boolean requeueDead(String id) {
-        requireId(id);
-        return requeue(utf8("id"), utf8(id)) == 1L;
+        return deadLetters.requeue(id);
     }
 
     /**
@@ -991,15 +740,11 @@ public final class DelayQueue<T> {
      *
      * @return how many were moved
      * @throws DelayQueueException when Redis fails
+     * @deprecated use {@code deadLetters().requeueAll()}
      */
+    @Deprecated
     public long requeueAllDead() {
-        return bulk(() -> requeue(utf8("oldest"), num(BULK)));
-    }
-
-    private long requeue(byte[] mode, byte[] arg) {
-        List<byte[]> rKeys = QueueKeys.list(keys.dead(), keys.due(), keys.jobs());
-        return (Long)
-                call("requeueDead", () -> REQUEUE.run(redis, rKeys, List.of(keys.channel(), mode, arg, shardedFlag())));
+        return deadLetters.requeueAll();
     }
 
     /**
@@ -1007,202 +752,123 @@ public final class DelayQueue<T> {
      *
      * @return how many were deleted
      * @throws DelayQueueException when Redis fails
+     * @deprecated use {@code deadLetters().purge()}
      */
+    @Deprecated
     public long purgeDead() {
-        List<byte[]> pKeys = QueueKeys.list(keys.dead(), keys.jobs(), keys.errors());
-        return bulk(() -> (Long) call("purgeDead", () -> PURGE.run(redis, pKeys, List.of(num(BULK)))));
+        return deadLetters.purge();
     }
 
-    private long bulk(Supplier<Long> step) {
-        long limit = size(JobState.DEAD) + BULK; // jobs dying meanwhile do not keep us here forever
-        long total = 0;
-        long n;
-        do {
-            n = step.get();
-            total += n;
-        } while (n == BULK && total < limit);
-        return total;
-    }
+    // ---------------------------------------------------------------- for the worker
 
-    // ---------------------------------------------------------------- plumbing
+    /**
+     * The listener of this queue and its workers: the one given to the builder, wrapped so that a throwing
+     * listener is logged and ignored, or {@link QueueListener#NONE}. For the worker's mechanisms.
+     */
+    QueueListener listener() {
+        return config.listener();
+    }
 
     UnifiedJedis redis() {
-        return redis;
+        return config.redis();
     }
 
     byte[] wakeChannel() {
         return keys.channel();
     }
 
-    /** The scripts' publish flag: {@code 1} for SPUBLISH on a Redis 7.0+ cluster, else {@code 0}. */
-    private byte[] shardedFlag() {
-        return topology.publishFlag();
-    }
-
     /**
-     * The server's {@code maxmemory-policy}, read from {@code INFO memory} or, when INFO is not permitted
-     * (ACL {@code -@dangerous}), from {@code CONFIG GET}; empty when neither is allowed or Redis fails. On
-     * Cluster the client sends them to one node only.
+     * The server's {@code maxmemory-policy} ({@link EvictionPolicyProbe}); empty when it cannot be read. On
+     * Cluster the client asks one node only.
      */
     Optional<String> evictionPolicy() {
-        try {
-            String info = Retry.CONNECTION_ERRORS.call(() -> redis.info("memory"));
-            for (String line : info.split("\\r?\\n")) {
-                if (line.startsWith("maxmemory_policy:")) {
-                    return Optional.of(
-                            line.substring("maxmemory_policy:".length()).trim());
-                }
-            }
-        } catch (RuntimeException e) { // NOPERM, or a client type that cannot send INFO
-            LOG.debug("queue '{}': INFO memory failed, trying CONFIG GET: {}", name, e.toString());
-        }
-        try {
-            java.util.Map<String, String> config =
-                    Retry.CONNECTION_ERRORS.call(() -> redis.configGet("maxmemory-policy"));
-            String policy = config.get("maxmemory-policy");
-            if (policy != null) {
-                return Optional.of(policy);
-            }
-        } catch (RuntimeException e) {
-            LOG.debug("queue '{}': CONFIG GET maxmemory-policy failed: {}", name, e.toString());
-        }
-        return Optional.empty();
-    }
-
-    private <R> R call(String op, Supplier<R> body) {
-        try {
-            return Retry.CONNECTION_ERRORS.call(body);
-        } catch (JedisException e) {
-            throw new DelayQueueException(op + " failed on queue '" + name + "': " + e.getMessage(), e);
-        }
-    }
-
-    private byte[] encode(T payload) {
-        Objects.requireNonNull(payload, "payload cannot be null");
-        byte[] bytes;
-        try {
-            bytes = writer.writeValueAsBytes(payload);
-        } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException(
-                    "cannot encode the payload for queue '" + name + "': " + e.getOriginalMessage(), e);
-        }
-        if (bytes.length > maxPayloadBytes) {
-            throw new IllegalArgumentException("payload of " + bytes.length + " bytes is over the limit of "
-                    + maxPayloadBytes + " bytes (maxPayloadBytes) for queue '" + name + "'");
-        }
-        return bytes;
+        return EvictionPolicyProbe.read(config.redis(), name());
     }
 
     /**
-     * 96 bits: a random 64-bit prefix chosen per process (renewed every 2^32 ids) and a counter, so ids are
-     * unique without a {@link SecureRandom} call per job.
+     * A fresh name for one write call (its replay record), unique like a generated id, from this queue's ids.
+     * For the worker's claim calls.
      */
-    private static String newId() {
-        long n = ID_COUNTER.getAndIncrement();
-        long prefix = idPrefix;
-        if ((n & 0xFFFF_FFFFL) == 0xFFFF_FFFFL) {
-            idPrefix = IDS.nextLong();
-        }
-        byte[] b = new byte[12];
-        for (int i = 0; i < 8; i++) {
-            b[i] = (byte) (prefix >>> (56 - 8 * i));
-        }
-        for (int i = 0; i < 4; i++) {
-            b[8 + i] = (byte) (n >>> (24 - 8 * i));
-        }
-        return ID_ENCODER.encodeToString(b);
+    String callToken() {
+        return ids.next();
     }
 
-    /** A fresh name for one write call (its replay record), unique like a generated id. */
+    /**
+     * A fresh name for one write call, from one process-wide generator: kept for the worker until it asks its
+     * queue ({@link #callToken()}); the one static generator left in delay-core.
+     */
     static String newToken() {
-        return newId();
+        return Tokens.IDS.next();
     }
 
-    private static String requireId(String id) {
-        Objects.requireNonNull(id, "id cannot be null");
+    /** The ids behind {@link #newToken()}, which the worker calls without its queue. */
+    private static final class Tokens {
+        static final JobIds IDS = new JobIds();
+    }
+
+    // ---------------------------------------------------------------- argument rules
+
+    /** A caller's job id: the name rule (docs/names.md). */
+    static String requireId(String id) {
+        Require.notNull("id", id);
         Names.requireValid(Names.Kind.JOB_ID, id); // one rule for every name (docs/names.md)
         return id;
     }
 
-    private static Duration requireDelay(Duration delay) {
-        return requireDelay(delay, "delay");
+    /** A delay of 0 to {@link #MAX_DELAY}. */
+    private static Duration requireDelay(String what, Duration delay) {
+        Require.notNegative(what, delay);
+        return Require.within(what, delay, Duration.ZERO, MAX_DELAY);
     }
 
-    private static Duration requireDelay(Duration delay, String what) {
-        Objects.requireNonNull(delay, what + " cannot be null");
-        if (delay.isNegative()) {
-            throw new IllegalArgumentException(what + " cannot be negative, got " + delay);
-        }
-        if (delay.compareTo(MAX_DELAY) > 0) {
-            throw new IllegalArgumentException(
-                    what + " must be at most " + MAX_DELAY.toDays() + " days (MAX_DELAY), got " + delay);
-        }
-        return delay;
-    }
-
+    /** A due time at most {@link #MAX_DELAY} ahead of the client clock. */
     private Instant requireAt(Instant at) {
-        Objects.requireNonNull(at, "at cannot be null");
-        Instant now = clock.instant();
+        Require.notNull("at", at);
+        Instant now = config.clock().instant();
         if (at.isAfter(now) && Duration.between(now, at).compareTo(MAX_DELAY) > 0) {
             throw new IllegalArgumentException(
-                    "at must be at most " + MAX_DELAY.toDays() + " days (MAX_DELAY) ahead, got " + at);
+                    "at must be at most " + MAX_DELAY.toDays() + " days (MAX_DELAY) ahead, not " + at);
         }
         return at;
     }
 
+    /** Whole milliseconds, rounded up: never due early. */
     private static long toMillis(Duration d) {
         long ms = d.toMillis();
-        return d.minusMillis(ms).isZero() ? ms : ms + 1; // round up: never due early
-    }
-
-    private static String text(byte[] b) {
-        return b == null ? "" : new String(b, StandardCharsets.UTF_8);
-    }
-
-    private static byte[] utf8(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static byte[] num(long v) {
-        return Long.toString(v).getBytes(StandardCharsets.US_ASCII);
+        return d.minusMillis(ms).isZero() ? ms : ms + 1;
     }
 
     @Override
     public String toString() {
-        return "DelayQueue[" + name + "]";
+        return "DelayQueue[" + name() + "]";
     }
 
     /**
      * Builds a {@link DelayQueue}. Each setting may be set once; a second call is an {@link
-     * IllegalStateException} naming the earlier value. Not threadsafe.
+     * IllegalStateException} naming the earlier value. An unset setting is {@code null} here and takes its
+     * default when the queue is built. Not threadsafe.
      *
      * @param <T> the payload type
      */
     public static final class Builder<T> {
-        static final Duration DEFAULT_VISIBILITY = Duration.ofSeconds(30);
-        static final int DEFAULT_MAX_ATTEMPTS = 10;
-        static final Backoff DEFAULT_BACKOFF = Backoff.exponential(Duration.ofSeconds(1), Duration.ofMinutes(10), 2.0)
-                .withJitter(0.2);
-        static final int DEFAULT_MAX_PAYLOAD_BYTES = 256 * 1024;
-        private static final int LIMIT_PAYLOAD_BYTES = 64 * 1024 * 1024;
-
         private final UnifiedJedis redis;
         private final String name;
         private final Class<T> type;
         private final TypeReference<T> typeReference;
         private ObjectMapper objectMapper;
         private Duration visibilityTimeout;
-        private int maxAttempts;
+        private Integer maxAttempts;
         private Backoff backoff;
-        private int maxPayloadBytes;
+        private Integer maxPayloadBytes;
         private Clock clock;
-        private int replicas;
+        private Integer replicas;
         private Duration replicaTimeout;
         private QueueListener listener;
+        private Supplier<Map<String, String>> headers;
 
         private Builder(UnifiedJedis redis, String name, Class<T> type, TypeReference<T> typeReference) {
-            this.redis = Objects.requireNonNull(redis, "redis cannot be null");
-            Objects.requireNonNull(name, "name cannot be null");
+            this.redis = Require.notNull("redis", redis);
+            Require.notNull("name", name);
             Names.requireValid(Names.Kind.QUEUE_NAME, name); // one rule for every name (docs/names.md)
             this.name = name;
             this.type = type;
@@ -1217,8 +883,7 @@ public final class DelayQueue<T> {
          * @throws IllegalStateException when already set
          */
         public Builder<T> objectMapper(ObjectMapper mapper) {
-            once(objectMapper, "objectMapper");
-            this.objectMapper = Objects.requireNonNull(mapper, "objectMapper cannot be null");
+            this.objectMapper = Require.setOnce("objectMapper", objectMapper, mapper);
             return this;
         }
 
@@ -1230,13 +895,9 @@ public final class DelayQueue<T> {
          * @throws IllegalStateException when already set
          */
         public Builder<T> visibilityTimeout(Duration timeout) {
-            once(visibilityTimeout, "visibilityTimeout");
-            Objects.requireNonNull(timeout, "visibilityTimeout cannot be null");
-            if (timeout.compareTo(Duration.ofMillis(1)) < 0 || timeout.compareTo(MAX_DELAY) > 0) {
-                throw new IllegalArgumentException(
-                        "visibilityTimeout must be within [1 ms, " + MAX_DELAY.toDays() + " days], got " + timeout);
-            }
-            this.visibilityTimeout = timeout;
+            Require.setOnce("visibilityTimeout", visibilityTimeout, timeout);
+            this.visibilityTimeout =
+                    Require.within("visibilityTimeout", timeout, QueueConfig.MIN_VISIBILITY, MAX_DELAY);
             return this;
         }
 
@@ -1247,11 +908,8 @@ public final class DelayQueue<T> {
          * @throws IllegalStateException when already set
          */
         public Builder<T> maxAttempts(int attempts) {
-            once(maxAttempts == 0 ? null : maxAttempts, "maxAttempts");
-            if (attempts < 1) {
-                throw new IllegalArgumentException("maxAttempts must be >= 1, got " + attempts);
-            }
-            this.maxAttempts = attempts;
+            Require.setOnce("maxAttempts", maxAttempts, attempts);
+            this.maxAttempts = Require.atLeast("maxAttempts", attempts, 1);
             return this;
         }
 
@@ -1263,8 +921,7 @@ public final class DelayQueue<T> {
          * @throws IllegalStateException when already set
          */
         public Builder<T> backoff(Backoff backoff) {
-            once(this.backoff, "backoff");
-            this.backoff = Objects.requireNonNull(backoff, "backoff cannot be null");
+            this.backoff = Require.setOnce("backoff", this.backoff, backoff);
             return this;
         }
 
@@ -1275,12 +932,8 @@ public final class DelayQueue<T> {
          * @throws IllegalStateException when already set
          */
         public Builder<T> maxPayloadBytes(int bytes) {
-            once(maxPayloadBytes == 0 ? null : maxPayloadBytes, "maxPayloadBytes");
-            if (bytes < 1 || bytes > LIMIT_PAYLOAD_BYTES) {
-                throw new IllegalArgumentException(
-                        "maxPayloadBytes must be within [1, " + LIMIT_PAYLOAD_BYTES + "], got " + bytes);
-            }
-            this.maxPayloadBytes = bytes;
+            Require.setOnce("maxPayloadBytes", maxPayloadBytes, bytes);
+            this.maxPayloadBytes = Require.within("maxPayloadBytes", bytes, 1, QueueConfig.LIMIT_PAYLOAD_BYTES);
             return this;
         }
 
@@ -1292,41 +945,35 @@ public final class DelayQueue<T> {
          * @throws IllegalStateException when already set
          */
         public Builder<T> clock(Clock clock) {
-            once(this.clock, "clock");
-            this.clock = Objects.requireNonNull(clock, "clock cannot be null");
+            this.clock = Require.setOnce("clock", this.clock, clock);
             return this;
         }
 
         /**
          * After every acknowledged enqueue (single and batch) and every ack (one {@code WAIT} per {@link
-         * DelayQueue#ackAll(List)} call or worker ack batch), waits with {@code WAIT} until {@code replicas} replicas have
-         * the write, sent on the same connection as the write (pipelined with the script). Off by default. When fewer replicas acknowledge within {@code timeout}, the call throws a
-         * {@link DelayQueueException} naming the count, but the write is <em>not</em> undone: the job is stored
-         * (or acked) on the primary and only at risk should the primary fail over before its replicas catch
-         * up. An enqueue may be retried with the same id, which is idempotent. This narrows, but does not
-         * close, the window in which a failover loses an acknowledged write (see docs/guarantees.md); on
-         * Redis Cluster a shard whose master has fewer than {@code replicas} live replicas fails every such
-         * call.
+         * DelayQueue#ackAll(List)} call or worker ack batch), waits with {@code WAIT} until {@code replicas}
+         * replicas have the write, sent on the same connection as the write (pipelined with the script). Off by
+         * default. When fewer replicas acknowledge within {@code timeout}, the call throws a {@link
+         * DelayQueueException} naming the count, but the write is <em>not</em> undone: the job is stored (or
+         * acked) on the primary and only at risk should the primary fail over before its replicas catch up. An
+         * enqueue may be retried with the same id, which is idempotent. This narrows, but does not close, the
+         * window in which a failover loses an acknowledged write (see docs/guarantees.md); on Redis Cluster a
+         * shard whose master has fewer than {@code replicas} live replicas fails every such call.
          *
          * @param replicas the replicas that must acknowledge, at least 1
-         * @param timeout how long to wait for them, at least 1 ms (never forever)
+         * @param timeout how long to wait for them, 1 ms to {@link #MAX_DELAY} (never forever)
          * @throws NullPointerException when {@code timeout} is null
-         * @throws IllegalArgumentException when {@code replicas < 1} or {@code timeout} is under 1 ms
+         * @throws IllegalArgumentException when {@code replicas < 1} or {@code timeout} is out of range
          * @throws IllegalStateException when already set
          */
         public Builder<T> waitForReplicas(int replicas, Duration timeout) {
-            once(
+            Require.setOnce(
+                    "waitForReplicas",
                     replicaTimeout == null ? null : this.replicas + " replicas within " + replicaTimeout,
-                    "waitForReplicas");
-            Objects.requireNonNull(timeout, "timeout cannot be null");
-            if (replicas < 1) {
-                throw new IllegalArgumentException("replicas must be >= 1, got " + replicas);
-            }
-            if (timeout.toMillis() < 1) {
-                throw new IllegalArgumentException("timeout must be at least 1 ms, got " + timeout);
-            }
+                    "");
+            Require.atLeast("replicas", replicas, 1);
+            this.replicaTimeout = Require.within("timeout", timeout, QueueConfig.MIN_VISIBILITY, MAX_DELAY);
             this.replicas = replicas;
-            this.replicaTimeout = timeout;
             return this;
         }
 
@@ -1343,27 +990,47 @@ public final class DelayQueue<T> {
         }
 
         /**
+         * Headers added to every job this queue enqueues ({@link Job#headers()}): {@code headers} is called on
+         * the enqueuing thread at every {@code enqueue}, {@code schedule} and {@code enqueueAll} call (once per
+         * call), so it can read that thread's context, e.g. to inject a W3C {@code traceparent}. A job's own
+         * headers ({@link NewJob#withHeader}) win over these. It may return null or an empty map for none; the
+         * result, with the job's own headers, must keep the limits of {@link NewJob} (at most {@link
+         * #MAX_HEADERS} headers, keys 1 to {@link #MAX_HEADER_KEY_BYTES} UTF-8 bytes, at most {@link
+         * #MAX_HEADERS_BYTES} UTF-8 bytes in all), else the enqueue throws {@link IllegalArgumentException}; an
+         * exception it throws is thrown from the enqueue. Default: none.
+         *
+         * @throws NullPointerException when {@code headers} is null
+         * @throws IllegalStateException when already set
+         */
+        public Builder<T> headers(Supplier<Map<String, String>> headers) {
+            this.headers = Require.setOnce("headers", this.headers, headers);
+            return this;
+        }
+
+        /**
          * Builds the queue. Nothing is written to Redis.
          *
          * @throws IllegalArgumentException when the object mapper has default typing enabled
          */
         public DelayQueue<T> build() {
-            ObjectMapper mapper = objectMapper != null ? objectMapper : new ObjectMapper();
+            ObjectMapper mapper = Require.orDefault(objectMapper, new ObjectMapper());
             JavaType javaType = type != null
                     ? mapper.getTypeFactory().constructType(type)
                     : mapper.getTypeFactory().constructType(typeReference);
-            if (mapper.getDeserializationConfig().getDefaultTyper(javaType) != null
-                    || mapper.getSerializationConfig().getDefaultTyper(javaType) != null) {
-                throw new IllegalArgumentException("the objectMapper for queue '" + name
-                        + "' has default typing enabled; payloads must not name their own classes");
-            }
-            return new DelayQueue<>(this, javaType, mapper);
-        }
-
-        private static void once(Object current, String setting) {
-            if (current != null) {
-                throw new IllegalStateException(setting + " was already set to " + current);
-            }
+            return new DelayQueue<>(new QueueConfig(
+                    redis,
+                    name,
+                    javaType,
+                    mapper,
+                    Require.orDefault(visibilityTimeout, QueueConfig.DEFAULT_VISIBILITY),
+                    Require.orDefault(maxAttempts, QueueConfig.DEFAULT_MAX_ATTEMPTS),
+                    Require.orDefault(backoff, QueueConfig.DEFAULT_BACKOFF),
+                    Require.orDefault(maxPayloadBytes, QueueConfig.DEFAULT_MAX_PAYLOAD_BYTES),
+                    Require.orDefault(clock, Clock.systemUTC()),
+                    replicas == null ? 0 : replicas,
+                    replicaTimeout,
+                    listener == null ? QueueListener.NONE : new SafeQueueListener(name, listener),
+                    headers));
         }
     }
 }

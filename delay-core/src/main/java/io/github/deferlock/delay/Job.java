@@ -1,6 +1,7 @@
 package io.github.deferlock.delay;
 
 import java.time.Instant;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -24,10 +25,24 @@ public final class Job<T> {
     private final String receipt;
     private final String lastError;
     private final Instant visibleUntil;
+    private final Map<String, String> headers;
     private final AtomicBoolean settled = new AtomicBoolean();
     private volatile boolean claimLost;
 
     Job(String id, T payload, int attempts, Instant dueAt, String receipt, String lastError, Instant visibleUntil) {
+        this(id, payload, attempts, dueAt, receipt, lastError, visibleUntil, Map.of());
+    }
+
+    Job(
+            String id,
+            T payload,
+            int attempts,
+            Instant dueAt,
+            String receipt,
+            String lastError,
+            Instant visibleUntil,
+            Map<String, String> headers) {
+        this.headers = Objects.requireNonNull(headers, "headers cannot be null");
         this.id = Objects.requireNonNull(id, "id cannot be null");
         this.payload = payload;
         this.attempts = attempts;
@@ -45,6 +60,15 @@ public final class Job<T> {
     /** The decoded payload. */
     public T payload() {
         return payload;
+    }
+
+    /**
+     * The job's headers: those given at enqueue ({@link NewJob#withHeader}, {@link DelayQueue.Builder#headers}),
+     * kept through delays, retries, reschedules and a requeue from the dead letters. Empty when none;
+     * unmodifiable.
+     */
+    public Map<String, String> headers() {
+        return headers;
     }
 
     /** The number of this delivery: 1 on the first; deferrals by {@code reschedule} do not count. */

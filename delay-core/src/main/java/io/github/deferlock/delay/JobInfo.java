@@ -1,6 +1,8 @@
 package io.github.deferlock.delay;
 
+import io.github.deferlock.delay.internal.Envelope;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -15,6 +17,7 @@ import java.util.Optional;
  * @param visibleUntil for {@link JobState#IN_FLIGHT}: the visibility deadline, else empty
  * @param diedAt for {@link JobState#DEAD}: when it moved to the dead letters, else empty
  * @param lastError the last error recorded for the job, if any
+ * @param headers the job's headers ({@link Job#headers()}), empty when none; unmodifiable
  */
 public record JobInfo(
         String id,
@@ -23,7 +26,8 @@ public record JobInfo(
         Optional<Instant> dueAt,
         Optional<Instant> visibleUntil,
         Optional<Instant> diedAt,
-        Optional<String> lastError) {
+        Optional<String> lastError,
+        Map<String, String> headers) {
     /** Validates the components. */
     public JobInfo {
         Objects.requireNonNull(id, "id cannot be null");
@@ -32,5 +36,55 @@ public record JobInfo(
         Objects.requireNonNull(visibleUntil, "visibleUntil cannot be null");
         Objects.requireNonNull(diedAt, "diedAt cannot be null");
         Objects.requireNonNull(lastError, "lastError cannot be null");
+        headers = JobHeaders.snapshot(headers);
+    }
+
+    /** A snapshot without headers (the components before headers existed). */
+    public JobInfo(
+            String id,
+            JobState state,
+            int attempts,
+            Optional<Instant> dueAt,
+            Optional<Instant> visibleUntil,
+            Optional<Instant> diedAt,
+            Optional<String> lastError) {
+        this(id, state, attempts, dueAt, visibleUntil, diedAt, lastError, Map.of());
+    }
+
+    /**
+     * The snapshot of a stored job.
+     *
+     * @param lastError its last error, empty when none
+     * @param score its due time (waiting), visibility deadline (in flight) or time of death (dead), epoch ms; -1
+     *     when missing
+     */
+    static JobInfo of(String id, Envelope env, String lastError, long score) {
+        Optional<Instant> at = score < 0 ? Optional.empty() : Optional.of(Instant.ofEpochMilli(score));
+        Optional<String> error = lastError.isEmpty() ? Optional.empty() : Optional.of(lastError);
+        Map<String, String> headers = env.headers();
+        return switch (env.state()) {
+            case 'f' ->
+                new JobInfo(
+                        id,
+                        JobState.IN_FLIGHT,
+                        env.attempts(),
+                        Optional.of(Instant.ofEpochMilli(env.dueMs())),
+                        at,
+                        Optional.empty(),
+                        error,
+                        headers);
+            case 'x' ->
+                new JobInfo(id, JobState.DEAD, env.attempts(), Optional.empty(), Optional.empty(), at, error, headers);
+            default -> // a job scheduled before 1970 waits with score 0 and keeps its requested time
+                new JobInfo(
+                        id,
+                        JobState.DUE,
+                        env.attempts(),
+                        env.dueMs() == Envelope.NO_DUE ? at : Optional.of(Instant.ofEpochMilli(env.dueMs())),
+                        Optional.empty(),
+                        Optional.empty(),
+                        error,
+                        headers);
+        };
     }
 }

@@ -145,7 +145,7 @@ final class DelayQueueIT {
         assertThat(info.state()).isEqualTo(JobState.DEAD);
         assertThat(info.attempts()).isEqualTo(3);
         assertThat(info.lastError()).contains("boom 3");
-        List<DeadLetter> dead = q.deadLetters(10);
+        List<DeadLetter> dead = q.deadLetters().list(10);
         assertThat(dead).hasSize(1);
         assertThat(dead.get(0).reason()).isEqualTo("boom 3");
         assertThat(dead.get(0).payloadJson()).contains("\"fail\"");
@@ -173,23 +173,23 @@ final class DelayQueueIT {
             assertThat(q.deadLetter(job, "poison")).isTrue();
         }
         assertThat(q.size(JobState.DEAD)).isEqualTo(5);
-        assertThat(q.deadLetters(2)).extracting(DeadLetter::reason).containsExactly("poison", "poison");
+        assertThat(q.deadLetters().list(2)).extracting(DeadLetter::reason).containsExactly("poison", "poison");
 
-        assertThat(q.requeueDead("d0")).isTrue();
-        assertThat(q.requeueDead("d0")).isFalse();
-        assertThat(q.requeueDead("nope")).isFalse();
+        assertThat(q.deadLetters().requeue("d0")).isTrue();
+        assertThat(q.deadLetters().requeue("d0")).isFalse();
+        assertThat(q.deadLetters().requeue("nope")).isFalse();
         Job<Msg> again = q.claim(10).get(0);
         assertThat(again.id()).isEqualTo("d0");
         assertThat(again.attempts()).isEqualTo(1);
         assertThat(again.lastError()).contains("poison");
         assertThat(q.ack(again)).isTrue();
 
-        assertThat(q.requeueAllDead()).isEqualTo(4);
+        assertThat(q.deadLetters().requeueAll()).isEqualTo(4);
         assertThat(q.size(JobState.DEAD)).isZero();
         for (Job<Msg> job : q.claim(10)) {
             q.deadLetter(job, "poison again");
         }
-        assertThat(q.purgeDead()).isEqualTo(4);
+        assertThat(q.deadLetters().purge()).isEqualTo(4);
         assertThat(q.size(JobState.DEAD)).isZero();
         assertThat(redis.hlen(QueueKeys.of("q").jobs())).isZero();
         assertThat(redis.hlen(QueueKeys.of("q").errors())).isZero();
@@ -205,7 +205,7 @@ final class DelayQueueIT {
         String good = q.enqueue(new Msg("fine", 1)).id();
 
         assertThat(q.claim(10)).extracting(Job::id).containsExactly(good);
-        DeadLetter dead = q.deadLetters(10).get(0);
+        DeadLetter dead = q.deadLetters().list(10).get(0);
         assertThat(dead.id()).isEqualTo(bad);
         assertThat(dead.reason()).startsWith("undecodable payload").contains("not a number");
     }

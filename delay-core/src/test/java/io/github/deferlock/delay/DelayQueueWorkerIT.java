@@ -285,18 +285,18 @@ final class DelayQueueWorkerIT {
                                 poisonTimes.get(1).truncatedTo(java.time.temporal.ChronoUnit.MILLIS),
                                 poisonTimes.get(2)))
                         .isGreaterThanOrEqualTo(Duration.ofMillis(100));
-                DeadLetter dead = q.deadLetters(10).stream()
+                DeadLetter dead = q.deadLetters().list(10).stream()
                         .filter(d -> d.id().equals(poison))
                         .findFirst()
                         .orElseThrow();
                 assertThat(dead.attempts()).isEqualTo(3);
                 assertThat(dead.reason()).isEqualTo("java.lang.IllegalStateException: cannot digest -1");
 
-                assertThat(q.requeueDead(poison)).isTrue();
+                assertThat(q.deadLetters().requeue(poison)).isTrue();
                 await().atMost(Duration.ofSeconds(20))
                         .until(() -> calls.get(-1) == 6
                                 && q.get(poison).map(JobInfo::state).orElse(null) == JobState.DEAD);
-                assertThat(q.purgeDead()).isEqualTo(2); // the poison and job 7
+                assertThat(q.deadLetters().purge()).isEqualTo(2); // the poison and job 7
                 assertThat(q.size(JobState.DEAD)).isZero();
                 assertThat(q.size(JobState.DUE) + q.size(JobState.IN_FLIGHT)).isZero();
             }
@@ -327,7 +327,7 @@ final class DelayQueueWorkerIT {
                 await().atMost(Duration.ofSeconds(10))
                         .until(() -> q.get(id).map(JobInfo::state).orElse(null) == JobState.DEAD);
                 assertThat(seen).containsExactly("defer@1", "deferred@1");
-                assertThat(q.deadLetters(1).get(0).reason()).isEqualTo("gave up on purpose");
+                assertThat(q.deadLetters().list(1).get(0).reason()).isEqualTo("gave up on purpose");
             }
         }
     }

@@ -120,12 +120,12 @@ abstract class QueueContract {
         }
         assertThat(q.size(JobState.DEAD)).isEqualTo(1);
         assertThat(q.get(id).orElseThrow().state()).isEqualTo(JobState.DEAD);
-        List<DeadLetter> dead = q.deadLetters(10);
+        List<DeadLetter> dead = q.deadLetters().list(10);
         assertThat(dead).extracting(DeadLetter::id).containsExactly(id);
         assertThat(dead.get(0).reason()).isEqualTo("boom 3");
         assertThat(dead.get(0).attempts()).isEqualTo(3);
 
-        assertThat(q.requeueDead(id)).isTrue();
+        assertThat(q.deadLetters().requeue(id)).isTrue();
         assertThat(q.claim(10)).extracting(Job::id).containsExactly(id);
     }
 

@@ -190,7 +190,7 @@ final class QueueLoadIT {
             long ms = (doneAt.get() - start) / 1_000_000;
             if (poison) {
                 await().atMost(Duration.ofSeconds(10)).until(() -> queue.size(JobState.DEAD) == 1);
-                DeadLetter dead = queue.deadLetters(10).get(0);
+                DeadLetter dead = queue.deadLetters().list(10).get(0);
                 assertThat(dead.id()).isEqualTo(poisonId);
                 assertThat(dead.attempts()).isEqualTo(5);
                 assertThat(dead.reason()).contains("poison -1");

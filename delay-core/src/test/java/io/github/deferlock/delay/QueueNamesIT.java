@@ -31,7 +31,7 @@ final class QueueNamesIT {
                     .isInstanceOf(IllegalArgumentException.class);
             assertThatThrownBy(() -> q.get(bad)).isInstanceOf(IllegalArgumentException.class);
             assertThatThrownBy(() -> q.cancel(bad)).isInstanceOf(IllegalArgumentException.class);
-            assertThatThrownBy(() -> q.requeueDead(bad)).isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> q.deadLetters().requeue(bad)).isInstanceOf(IllegalArgumentException.class);
         }
         EnqueueResult r = q.enqueue("j?", new Msg("plain", 2), Duration.ZERO);
         assertThat(r.duplicate())

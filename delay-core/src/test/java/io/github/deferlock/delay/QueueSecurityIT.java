@@ -162,9 +162,9 @@ final class QueueSecurityIT {
                         .until(() -> handled.size() == 19 && queue.size(JobState.DEAD) == 1);
                 assertThat(worker.isRunning()).isTrue();
             }
-            assertThat(queue.deadLetters(10)).hasSize(1);
-            assertThat(queue.requeueAllDead()).isEqualTo(1);
-            assertThat(queue.purgeDead()).isZero();
+            assertThat(queue.deadLetters().list(10)).hasSize(1);
+            assertThat(queue.deadLetters().requeueAll()).isEqualTo(1);
+            assertThat(queue.deadLetters().purge()).isZero();
             assertThat(queue.oldestDueAge()).isNotNull();
             try (Jedis admin = server.newConnection()) {
                 // the worker's one start-up check of maxmemory-policy (Q8) tries INFO and CONFIG GET, is
@@ -243,10 +243,10 @@ final class QueueSecurityIT {
         bad(() -> q.cancel(null), NullPointerException.class, "id");
         bad(() -> q.cancel(huge), IllegalArgumentException.class, "id");
         bad(() -> q.get(""), IllegalArgumentException.class, "id");
-        bad(() -> q.requeueDead(huge), IllegalArgumentException.class, "id");
+        bad(() -> q.deadLetters().requeue(huge), IllegalArgumentException.class, "id");
         bad(() -> q.size(null), NullPointerException.class, "state");
-        bad(() -> q.deadLetters(0), IllegalArgumentException.class, "limit");
-        bad(() -> q.deadLetters(Integer.MAX_VALUE), IllegalArgumentException.class, "limit");
+        bad(() -> q.deadLetters().list(0), IllegalArgumentException.class, "limit");
+        bad(() -> q.deadLetters().list(Integer.MAX_VALUE), IllegalArgumentException.class, "limit");
         bad(() -> DelayQueueWorker.builder(null, job -> {}), NullPointerException.class, "queue");
         bad(() -> DelayQueueWorker.builder(q, null), NullPointerException.class, "handler");
         DelayQueueWorker.Builder<Msg> wb = DelayQueueWorker.builder(q, job -> {});

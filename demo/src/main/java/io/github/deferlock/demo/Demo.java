@@ -43,11 +43,15 @@ public final class Demo {
                 server = RedisServer.start();
                 uri = server.uri();
             }
-            try (UnifiedJedis redis = RedisClient.create(uri)) {
+            try (UnifiedJedis redis = RedisClient.create(uri);
+                    Brokers brokers = Brokers.forSource(options.source())) {
                 String version = infoField(redis.info("server"), "redis_version");
                 out.printf(
                         "deferlock demo: redis-server %s at %s%s%n",
                         version, uri, server == null ? "" : " (started for this run)");
+                if (brokers.describe() != null) {
+                    out.printf("source: %s (started for this run)%n", brokers.describe());
+                }
                 out.printf(
                         "%d events over %d orders (%d hot, %.0f%% of events), %d workers, %d ms of work per event, %d events/s%n%n",
                         options.events(),
@@ -61,7 +65,7 @@ public final class Demo {
                 String runId = Long.toString(System.currentTimeMillis(), 36);
                 for (OnConflict s : options.strategies()) {
                     out.println("running " + s + " ...");
-                    reports.add(new Workload(redis, options, s, out, runId).run());
+                    reports.add(new Workload(redis, brokers, options, s, out, runId).run());
                 }
                 out.println();
                 printTable(out, reports);

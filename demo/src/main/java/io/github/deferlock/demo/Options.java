@@ -35,8 +35,11 @@ record Options(
               --handle-ms N        milliseconds of work per event under the lock (default 2)
               --rate N             events produced per second (default 800)
               --strategies LIST    comma-separated THROW,SLEEP_RETRY,DEFER (default all three)
-              --source NAME        where events come from: queue (an in-process queue, default) or
-                                   streams (a Redis stream read by a StreamConsumer group)
+              --source NAME        where events come from: queue (an in-process queue, default),
+                                   streams (a Redis stream read by a StreamConsumer group),
+                                   kafka (a topic read by a TopicConsumer; starts a Kafka broker
+                                   in-process) or rabbit (a queue read by a RabbitConsumer; starts
+                                   an AMQP 0-9-1 broker, Apache Qpid Broker-J, in-process)
               -h, --help           print this help
 
             THROW puts a conflicting event back at the end of the source (a user retry);
@@ -122,8 +125,8 @@ record Options(
     }
 
     private static String source(String name) {
-        if (!name.equals("queue") && !name.equals("streams")) {
-            throw new IllegalArgumentException("--source takes queue or streams, not '" + name + "'");
+        if (!List.of("queue", "streams", "kafka", "rabbit").contains(name)) {
+            throw new IllegalArgumentException("--source takes queue, streams, kafka or rabbit, not '" + name + "'");
         }
         return name;
     }

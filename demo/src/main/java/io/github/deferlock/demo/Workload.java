@@ -1,5 +1,7 @@
 package io.github.deferlock.demo;
 
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
 import io.github.deferlock.conflict.ConflictAwareHandler;
 import io.github.deferlock.conflict.ConflictStats;
 import io.github.deferlock.conflict.Deferrals;
@@ -8,21 +10,32 @@ import io.github.deferlock.conflict.Outcome;
 import io.github.deferlock.conflict.SleepRetry;
 import io.github.deferlock.delay.Backoff;
 import io.github.deferlock.delay.JobState;
+import io.github.deferlock.kafka.TopicConsumer;
+import io.github.deferlock.kafka.TopicProducer;
 import io.github.deferlock.lock.LockConflictException;
 import io.github.deferlock.lock.RedisLocks;
+import io.github.deferlock.rabbitmq.RabbitConsumer;
+import io.github.deferlock.rabbitmq.RabbitProducer;
 import io.github.deferlock.streams.StreamConsumer;
 import io.github.deferlock.streams.StreamProducer;
+import io.github.deferlock.testing.KafkaBroker;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import redis.clients.jedis.UnifiedJedis;
 
 /** One run of the order-event workload under one conflict strategy. */
@@ -33,9 +46,17 @@ final class Workload {
     private final OnConflict strategy;
     private final PrintStream progress;
     private final String prefix;
+    private final Brokers brokers;
 
-    Workload(UnifiedJedis redis, Options options, OnConflict strategy, PrintStream progress, String runId) {
+    Workload(
+            UnifiedJedis redis,
+            Brokers brokers,
+            Options options,
+            OnConflict strategy,
+            PrintStream progress,
+            String runId) {
         this.redis = redis;
+        this.brokers = brokers;
         this.options = options;
         this.strategy = strategy;
         this.progress = progress;
@@ -107,21 +128,77 @@ final class Workload {
             }
 
             List<Thread> workers = new ArrayList<>();
-            StreamConsumer<OrderEvent> streamConsumer = null;
+            List<AutoCloseable> consumers = new ArrayList<>();
             Consumer<OrderEvent> sink;
-            if (options.source().equals("streams")) {
+            if (options.source().equals("kafka")) {
+                // a topic keyed by event id: records of one order spread over partitions and handler threads, so
+                // they meet on the order's lock (a topic keyed by order would serialize each order on one thread).
+                // THROW and an exhausted SLEEP_RETRY are tried again on the record's thread after a backoff.
+                KafkaBroker kafka = brokers.kafka();
+                String topic = prefix.replace(':', '.') + "source";
+                kafka.createTopic(topic, 4);
+                KafkaProducer<byte[], byte[]> kp = new KafkaProducer<>(
+                        Map.of(
+                                "bootstrap.servers",
+                                kafka.bootstrap(),
+                                "linger.ms",
+                                1,
+                                "max.in.flight.requests.per.connection",
+                                1), // see KafkaBroker.createTopic: a fresh topic can refuse the first batches
+                        new ByteArraySerializer(),
+                        new ByteArraySerializer());
+                consumers.add(() -> kp.close(Duration.ofSeconds(5)));
+                TopicProducer topicProducer = new TopicProducer(kp, topic);
+                sink = e -> topicProducer.send(e.eventId(), e);
+                consumers.add(
+                        0,
+                        TopicConsumer.builder(kafka.consumerConfig("demo"), topic, OrderEvent.class, handler)
+                                .concurrency(options.workers())
+                                .maxAttempts(10_000)
+                                .build()
+                                .start());
+            } else if (options.source().equals("rabbit")) {
+                // a queue with one channel per worker: THROW and an exhausted SLEEP_RETRY publish the message
+                // again to the tail of the queue (the adapter's retry), then ack the original
+                ConnectionFactory factory = new ConnectionFactory();
+                factory.setHost("127.0.0.1");
+                factory.setPort(brokers.rabbit().port());
+                factory.setUsername("guest");
+                factory.setPassword("guest");
+                String queue = prefix + "source";
+                consumers.add(RabbitConsumer.builder(factory, queue, OrderEvent.class, handler)
+                        .concurrency(options.workers())
+                        .prefetch(10)
+                        .maxDeliveries(10_000)
+                        .build()
+                        .start());
+                try {
+                    Connection connection = factory.newConnection();
+                    consumers.add(connection);
+                    RabbitProducer rabbitProducer = new RabbitProducer(connection.createChannel(), queue);
+                    sink = e -> {
+                        try {
+                            rabbitProducer.publish(e);
+                        } catch (IOException io) {
+                            throw new UncheckedIOException(io);
+                        }
+                    };
+                } catch (IOException | TimeoutException e) {
+                    throw new IllegalStateException("cannot connect to the AMQP broker", e);
+                }
+            } else if (options.source().equals("streams")) {
                 // the source is a Redis stream: THROW and an exhausted SLEEP_RETRY leave the entry pending, and
                 // the group hands it out again after claimIdle (the broker's redelivery)
                 StreamProducer streamProducer =
                         StreamProducer.builder(redis, prefix + "source").build();
                 sink = streamProducer::add;
-                streamConsumer = StreamConsumer.builder(redis, prefix + "source", "demo", OrderEvent.class, handler)
+                consumers.add(StreamConsumer.builder(redis, prefix + "source", "demo", OrderEvent.class, handler)
                         .concurrency(options.workers())
                         .claimIdle(Duration.ofMillis(500))
                         .claimInterval(Duration.ofMillis(100))
                         .maxDeliveries(10_000)
                         .build()
-                        .start();
+                        .start());
             } else {
                 sink = source::add;
                 for (int w = 0; w < options.workers(); w++) {
@@ -151,8 +228,8 @@ final class Workload {
             for (Thread t : workers) {
                 t.join(5000);
             }
-            if (streamConsumer != null) {
-                streamConsumer.close(Duration.ofSeconds(5));
+            for (AutoCloseable c : consumers) {
+                closeQuietly(c);
             }
             long elapsed = System.nanoTime() - started;
             long seen = redis.scard(prefix + "seen");
@@ -228,6 +305,14 @@ final class Workload {
                 }
                 source.add(e);
             }
+        }
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        try {
+            c.close();
+        } catch (Exception e) {
+            // the run is over; its figures are taken
         }
     }
 

@@ -33,6 +33,28 @@ final class DemoTest {
     }
 
     @Test
+    void kafkaSource_startsItsBroker_andProcessesEveryEventOnce() {
+        assertThat(run("--source", "kafka", "--events", "300", "--strategies", "SLEEP_RETRY,DEFER"))
+                .as(err.toString(StandardCharsets.UTF_8))
+                .isZero();
+        String text = out.toString(StandardCharsets.UTF_8);
+        assertThat(text).contains("source: Kafka broker");
+        assertThat(text).containsPattern("(?m)^events processed +300/300 +300/300$");
+        assertThat(text).contains("OK: every event processed exactly once");
+    }
+
+    @Test
+    void rabbitSource_startsItsBroker_andProcessesEveryEventOnce() {
+        assertThat(run("--source", "rabbit", "--events", "300", "--strategies", "SLEEP_RETRY,DEFER"))
+                .as(err.toString(StandardCharsets.UTF_8))
+                .isZero();
+        String text = out.toString(StandardCharsets.UTF_8);
+        assertThat(text).contains("source: AMQP 0-9-1 broker");
+        assertThat(text).containsPattern("(?m)^events processed +300/300 +300/300$");
+        assertThat(text).contains("OK: every event processed exactly once");
+    }
+
+    @Test
     void badValue_exitsTwoNamingTheOptionAndValue() {
         assertThat(run("--events", "lots")).isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("--events").contains("'lots'");
@@ -42,6 +64,9 @@ final class DemoTest {
         err.reset();
         assertThat(run("--hot-share", "1.5")).isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("--hot-share");
+        err.reset();
+        assertThat(run("--source", "sqs")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("'sqs'").contains("kafka or rabbit");
     }
 
     @Test

@@ -243,7 +243,7 @@ final class ScheduleRun {
                 queue.get(id).map(JobInfo::state).ifPresent(state -> states.put(id, state.name()));
             }
             Map<String, String> deadReasons = new HashMap<>();
-            for (DeadLetter d : queue.deadLetters(DelayQueue.MAX_DEAD_LIST)) {
+            for (DeadLetter d : queue.deadLetters().list(DelayQueue.MAX_DEAD_LIST)) {
                 deadReasons.put(d.id(), d.reason());
             }
             return History.parse(events, new History.QueueEnd(due, inFlight, states, deadReasons));

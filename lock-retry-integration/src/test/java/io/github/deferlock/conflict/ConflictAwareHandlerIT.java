@@ -204,7 +204,7 @@ final class ConflictAwareHandlerIT {
         assertThat(ran.get()).isZero();
         assertThat(stats.deferrals()).isEqualTo(3);
         assertThat(stats.deadLettered()).isEqualTo(1);
-        assertThat(deferrals.queue().deadLetters(10)).singleElement().satisfies(info -> assertThat(info.reason())
+        assertThat(deferrals.queue().deadLetters().list(10)).singleElement().satisfies(info -> assertThat(info.reason())
                 .startsWith(ConflictAwareHandler.CONFLICT_PERSISTED));
     }
 

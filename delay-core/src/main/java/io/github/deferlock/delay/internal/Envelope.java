@@ -1,20 +1,33 @@
 package io.github.deferlock.delay.internal;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 
 /**
- * A parsed job envelope: {@code <seq: 12 hex><state: w|f|x><attempts>|<receipt>|<due ms>|<payload>}. The
- * payload is not copied; it is the tail of {@link #raw()} from {@link #payloadOffset()}. Immutable.
+ * A parsed job envelope: {@code <seq: 12 hex><state: w|f|x><attempts>|<receipt>|<due ms>|<payload field>},
+ * where the payload field is the payload, preceded by the job's headers when it has any ({@link HeaderCodec}).
+ * The payload is not copied; it is the tail of {@link #raw()} from {@link #payloadOffset()}. Immutable.
  *
  * @param state {@code 'w'} waiting (due), {@code 'f'} in flight, {@code 'x'} dead
  * @param attempts deliveries counted so far
- * @param receipt the receipt of the current claim, empty unless in flight
+ * @param receipt in flight: the receipt of the current claim; dead: the code of the cause ({@link
+ *     DeadCause}), empty when written by an older version; else empty
  * @param dueMs in flight: the due time of the current delivery (epoch ms); waiting: the requested due time of
  *     a job scheduled before 1970 (negative; it waits with score 0, due at once); else {@link #NO_DUE}
  * @param raw the whole envelope
+ * @param headersOffset where the headers block starts in {@code raw}, or -1 when the job has no headers
+ * @param headersLength the length of the headers block (0 when none)
  * @param payloadOffset where the payload starts in {@code raw}
  */
-public record Envelope(char state, int attempts, String receipt, long dueMs, byte[] raw, int payloadOffset) {
+public record Envelope(
+        char state,
+        int attempts,
+        String receipt,
+        long dueMs,
+        byte[] raw,
+        int headersOffset,
+        int headersLength,
+        int payloadOffset) {
 
     /** {@link #dueMs()} when the envelope holds no due time. */
     public static final long NO_DUE = Long.MIN_VALUE;
@@ -38,7 +51,11 @@ public record Envelope(char state, int attempts, String receipt, long dueMs, byt
         String receipt = new String(raw, i1 + 1, i2 - i1 - 1, StandardCharsets.US_ASCII);
         long due =
                 i3 > i2 + 1 && raw[i2 + 1] == '-' ? -parseLong(raw, i2 + 2, i3, 0) : parseLong(raw, i2 + 1, i3, NO_DUE);
-        return new Envelope(state, attempts, receipt, due, raw, i3 + 1);
+        int[] block = HeaderCodec.locate(raw, i3 + 1);
+        if (block == null) {
+            return new Envelope(state, attempts, receipt, due, raw, -1, 0, i3 + 1);
+        }
+        return new Envelope(state, attempts, receipt, due, raw, block[0], block[1], block[0] + block[1]);
     }
 
     /** The payload length in bytes. */
@@ -49,6 +66,20 @@ public record Envelope(char state, int attempts, String receipt, long dueMs, byt
     /** The payload as UTF-8 text. */
     public String payloadText() {
         return new String(raw, payloadOffset, payloadLength(), StandardCharsets.UTF_8);
+    }
+
+    /**
+     * The job's headers, in stored order; empty when it has none. Unmodifiable.
+     *
+     * @throws IllegalArgumentException when the stored headers are malformed
+     */
+    public Map<String, String> headers() {
+        return headersOffset < 0 ? Map.of() : HeaderCodec.decode(raw, headersOffset, headersLength);
+    }
+
+    /** For a dead job: why it died, {@link DeadCause#UNKNOWN} when written by an older version. */
+    public DeadCause deadCause() {
+        return DeadCause.ofCode(receipt);
     }
 
     private static int indexOf(byte[] raw, int from) {

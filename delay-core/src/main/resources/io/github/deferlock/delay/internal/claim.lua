@@ -92,7 +92,8 @@ for _, member in ipairs(expired) do
     local attempts, _, i3 = envSplit(env)
     if attempts >= maxAttempts then
       redis.call('ZADD', KEYS[4], now, member)
-      redis.call('HSET', KEYS[3], id, envReset(env, 'x', attempts, i3))
+      -- 't': the dead envelope's receipt field holds the cause, a visibility timeout
+      redis.call('HSET', KEYS[3], id, envReset(env, 'x', attempts, i3, 't'))
       redis.call('HSET', KEYS[5], id, 'visibility timeout expired on attempt ' .. attempts .. ' of ' .. maxAttempts)
     else
       redis.call('ZADD', KEYS[1], now, member)

@@ -1,6 +1,9 @@
 -- envelope: reading a job envelope, the value of the jobs hash (one field per job id):
 --   <seq: 12 hex digits><state: w|f|x><attempts>|<receipt>|<due ms>|<payload JSON>
--- state w = waiting in the due zset, f = in flight, x = dead. Shared by the queue scripts
+-- state w = waiting in the due zset, f = in flight, x = dead. A dead envelope's receipt field holds the cause
+-- (a attempts used, t visibility timeout, u undecodable, d deadLetter; empty before causes were stored). The
+-- payload field may start with the job's headers (0x1E, see HeaderCodec); scripts copy it whole, never parse it.
+-- Shared by the queue scripts
 -- (--@include envelope.lua); enqueue.lua documents the layout in full.
 
 -- the member of job `id` in the due, in-flight and dead zsets: <seq><id>

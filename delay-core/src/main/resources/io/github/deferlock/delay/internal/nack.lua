@@ -4,7 +4,9 @@
 -- KEYS[1] jobs hash, KEYS[2] in-flight zset, KEYS[3] due zset, KEYS[4] dead zset, KEYS[5] errors hash
 -- ARGV[1] job id, ARGV[2] receipt, ARGV[3] error text (stored as the last error),
 -- ARGV[4] retry delay ms, ARGV[5] max attempts (0 = dead-letter now), ARGV[6] wake channel,
--- ARGV[7] '1' to publish with SPUBLISH (Redis 7.0+ cluster), else PUBLISH
+-- ARGV[7] '1' to publish with SPUBLISH (Redis 7.0+ cluster), else PUBLISH,
+-- ARGV[8] the cause stored in the dead envelope's receipt field when it dies with ARGV[5] = 0 ('d' deadLetter,
+--         'u' undecodable payload); when it used its attempts the cause is 'a'
 -- returns 0 stale receipt or no such job, 1 due again at now + delay, 2 moved to the dead letters
 --@include envelope.lua
 --@include notice.lua
@@ -22,7 +24,8 @@ redis.call('ZREM', KEYS[2], member)
 redis.call('HSET', KEYS[5], id, ARGV[3])
 if maxAttempts == 0 or attempts >= maxAttempts then
   redis.call('ZADD', KEYS[4], now, member)
-  redis.call('HSET', KEYS[1], id, envReset(env, 'x', attempts, i3))
+  local cause = maxAttempts == 0 and (ARGV[8] or 'd') or 'a'
+  redis.call('HSET', KEYS[1], id, envReset(env, 'x', attempts, i3, cause))
   return 2
 end
 local due = now + tonumber(ARGV[4])

@@ -1,4 +1,4 @@
-package io.github.deferlock.rabbitmq;
+package io.github.deferlock.testing;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -14,8 +14,12 @@ import org.apache.qpid.server.model.SystemConfig;
  * A real AMQP 0-9-1 broker for tests: Apache Qpid Broker-J started in this JVM on a free loopback port, user
  * guest/guest, one virtual host whose messages live in a Derby store under a temp dir, so {@link #restart()}
  * keeps durable queues and persistent messages like a broker restart does.
+ *
+ * <p>Needs Qpid Broker-J's {@code qpid-broker-core}, {@code qpid-broker-plugins-amqp-0-8-protocol}, {@code
+ * qpid-broker-plugins-memory-store} and {@code qpid-broker-plugins-derby-store} on the classpath (optional
+ * dependencies of test-support: declare them where you use this class). Not threadsafe.
  */
-final class QpidBroker implements AutoCloseable {
+public final class QpidBroker implements AutoCloseable {
     private final Path dir;
     private final int port;
     private SystemLauncher launcher;
@@ -25,7 +29,12 @@ final class QpidBroker implements AutoCloseable {
         this.port = port;
     }
 
-    static QpidBroker start() {
+    /**
+     * Starts a broker on a free loopback port with a fresh store under a temp dir.
+     *
+     * @throws IllegalStateException when it cannot start
+     */
+    public static QpidBroker start() {
         try {
             int port;
             try (ServerSocket s = new ServerSocket(0)) {
@@ -39,7 +48,8 @@ final class QpidBroker implements AutoCloseable {
         }
     }
 
-    int port() {
+    /** The AMQP port on 127.0.0.1. */
+    public int port() {
         return port;
     }
 
@@ -74,12 +84,13 @@ final class QpidBroker implements AutoCloseable {
     }
 
     /** Stops the broker (its connections drop) and starts it again on the same port with the same store. */
-    void restart() {
+    public void restart() {
         stop();
         launch();
     }
 
-    void stop() {
+    /** Stops the broker; {@link #restart()} starts it again. */
+    public void stop() {
         if (launcher != null) {
             launcher.shutdown();
             launcher = null;

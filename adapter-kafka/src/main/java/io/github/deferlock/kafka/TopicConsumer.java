@@ -1,0 +1,860 @@
+package io.github.deferlock.kafka;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
+import io.github.deferlock.conflict.ConflictAwareHandler;
+import io.github.deferlock.conflict.Outcome;
+import io.github.deferlock.kafka.internal.OffsetTracker;
+import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Kafka consumer-group member that hands every record of a topic to a {@link ConflictAwareHandler} on N handler
+ * threads and commits a partition's offset only up to the highest record below which every record is done:
+ * processed, skipped as a duplicate, dead-lettered, or — with {@code OnConflict.DEFER} — deferred with its
+ * deferral stored in Redis. A record of a hot key is deferred in one Redis write and counts as done, so it never
+ * holds back the other keys of its partition, and it is never lost: until its deferral is stored, the committed
+ * offset stays below it.
+ *
+ * <pre>{@code
+ * TopicConsumer<OrderEvent> consumer = TopicConsumer.builder(kafkaConfig, "order-events", OrderEvent.class, orders)
+ *         .concurrency(8)
+ *         .build()
+ *         .start();
+ * // ... on shutdown:
+ * consumer.close();   // stop polling, finish running records, commit; the rest is delivered again
+ * }</pre>
+ *
+ * <p><b>Threads.</b> One poller thread owns the {@code KafkaConsumer} (which is not threadsafe): it polls, hands
+ * each record to one of {@code concurrency} handler threads (platform or virtual) and commits. A record goes to
+ * the thread chosen by its Kafka key (records without a key: by partition), and each thread runs its records one
+ * after the other, in offset order. At most {@code maxInFlight} records (plus one poll's worth) wait or run; above
+ * that the poller pauses its partitions and keeps polling, so the group does not evict it.
+ *
+ * <p><b>Ordering.</b> Records of one Kafka key share a partition and a handler thread, so those that are handled
+ * (processed, duplicate, retried, dead-lettered) run one at a time in offset order. A record that is
+ * <em>deferred</em> leaves that order: it runs later from the deferral queue, when its backoff delay is over and
+ * its lock is free, so records of the same key that arrive after it may run before it, and two deferred records
+ * of one key may run in either order. A record never runs before an earlier, not deferred record of its key,
+ * except across a rebalance whose {@code revokeTimeout} ran out while that record was still running. If the
+ * handler needs a key's records in order, keep them off DEFER or make it order-insensitive (versions, fencing
+ * tokens, idempotent upserts). docs/strategies.md has the details.
+ *
+ * <p><b>Commits.</b> Every {@code commitInterval} the poller commits, per partition, the offset below which
+ * every record is done ({@code commitAsync}); at a rebalance and at close it commits synchronously. A process
+ * that dies at any point leaves committed only records that were done, so every other record is delivered
+ * again: with a {@code messageId} function on the handler, its done marker turns a record that ran before the
+ * crash into {@code DUPLICATE}, and a record already deferred is not stored twice.
+ *
+ * <p><b>Rebalances.</b> When the group takes partitions away, records of them not yet started are dropped, the
+ * running ones get up to {@code revokeTimeout} to finish, and the safe offsets are committed; the new owner reads
+ * from the first record that was not done (records done after it come back as {@code DUPLICATE}s). Partitions
+ * <em>lost</em> (the session expired) are dropped without a commit.
+ *
+ * <p><b>Failures.</b> When {@code handle} throws (the handler failed, the lock was lost, Redis was down, or a
+ * THROW/SLEEP_RETRY conflict), the record is tried again on its thread after a backoff (100 ms doubling to 5 s),
+ * which keeps the per-key order; on attempt {@code maxAttempts} it is written to the dead-letter topic (default
+ * {@code <topic>.dead}, same key and value, headers {@value #REASON_HEADER}, {@value #SOURCE_HEADER}) and counts
+ * as done. A value that does not decode as JSON of the message type is dead-lettered at once.
+ *
+ * <p><b>Broker restarts.</b> The Kafka client reconnects by itself; the poller keeps polling, failed async
+ * commits are retried at the next interval, and handler threads go on with what they have. Nothing is rebuilt.
+ *
+ * <p><b>Configuration.</b> {@code kafkaConfig} needs {@code bootstrap.servers} and {@code group.id}; this class
+ * sets {@code enable.auto.commit=false} and byte-array deserializers, and {@code auto.offset.reset=earliest}
+ * unless given (a new group reads the topic from its start). The dead-letter producer gets the producer settings
+ * of the same map (security, client id, ...).
+ *
+ * <p>Threadsafe; the builder is not.
+ *
+ * @param <M> the message type
+ */
+public final class TopicConsumer<M> implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(TopicConsumer.class);
+
+    /** The header of a dead-lettered record that says why. */
+    public static final String REASON_HEADER = "x-deferlock-reason";
+    /** The header of a dead-lettered record that names its source, {@code <topic>-<partition>@<offset>}. */
+    public static final String SOURCE_HEADER = "x-deferlock-source";
+
+    private static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
+    private static final Duration COMMIT_TIMEOUT = Duration.ofSeconds(10);
+    private static final long MIN_BACKOFF_MILLIS = 100;
+    private static final long MAX_BACKOFF_MILLIS = 5_000;
+    private static final AtomicInteger SERIAL = new AtomicInteger();
+
+    private final Map<String, Object> consumerConfig;
+    private final Map<String, Object> producerConfig;
+    private final String topic;
+    private final ConflictAwareHandler<M> handler;
+    private final ObjectReader reader;
+    private final int concurrency;
+    private final boolean virtualThreads;
+    private final int maxInFlight;
+    private final long commitIntervalNanos;
+    private final Duration revokeTimeout;
+    private final int maxAttempts;
+    private final String deadLetterTopic;
+    private final TopicListener listener;
+    private final String name;
+    private final AtomicBoolean started = new AtomicBoolean();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final Map<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final AtomicInteger active = new AtomicInteger();
+    private final Object idle = new Object();
+    private final List<BlockingQueue<Work>> lanes = new ArrayList<>();
+    private volatile boolean running;
+    private volatile long closeDeadline;
+    private volatile boolean drainedInTime = true;
+    private KafkaConsumer<byte[], byte[]> consumer;
+    private KafkaProducer<byte[], byte[]> deadLetters;
+    private ExecutorService executor;
+    private Thread poller;
+
+    private TopicConsumer(Builder<M> b) {
+        this.topic = b.topic;
+        this.handler = b.handler;
+        ObjectMapper mapper = b.mapper == null ? new ObjectMapper() : b.mapper;
+        this.reader = b.typeRef != null ? mapper.readerFor(b.typeRef) : mapper.readerFor(b.type);
+        this.concurrency = b.concurrency == 0 ? 4 : b.concurrency;
+        this.virtualThreads = Boolean.TRUE.equals(b.virtual);
+        if (virtualThreads && Runtime.version().feature() < 21) {
+            throw new UnsupportedOperationException("virtual threads need Java 21 or newer, this is Java "
+                    + Runtime.version().feature());
+        }
+        this.maxInFlight = b.maxInFlight == 0 ? 1_000 : b.maxInFlight;
+        this.commitIntervalNanos = (b.commitInterval == null ? Duration.ofSeconds(1) : b.commitInterval).toNanos();
+        this.revokeTimeout = b.revokeTimeout == null ? Duration.ofSeconds(10) : b.revokeTimeout;
+        this.maxAttempts = b.maxAttempts == 0 ? 5 : b.maxAttempts;
+        this.deadLetterTopic = b.deadLetterTopic == null ? topic + ".dead" : b.deadLetterTopic;
+        this.listener = b.listener == null ? new TopicListener() {} : b.listener;
+        this.name = "deferlock-kafka-" + topic + "-" + SERIAL.incrementAndGet();
+        this.consumerConfig = new HashMap<>(b.config);
+        consumerConfig.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        consumerConfig.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        consumerConfig.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        consumerConfig.putIfAbsent(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        this.producerConfig = new HashMap<>();
+        for (Map.Entry<String, Object> e : b.config.entrySet()) {
+            if (ProducerConfig.configNames().contains(e.getKey())) {
+                producerConfig.put(e.getKey(), e.getValue());
+            }
+        }
+        producerConfig.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        producerConfig.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        producerConfig.put(ProducerConfig.ACKS_CONFIG, "all");
+        // dead letters are rare and each is awaited; one request in flight keeps a retried batch (a dead-letter
+        // topic created on first use can refuse the first write) from racing a later one
+        producerConfig.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
+        if (producerConfig.containsKey(ProducerConfig.CLIENT_ID_CONFIG)) {
+            producerConfig.put(
+                    ProducerConfig.CLIENT_ID_CONFIG, producerConfig.get(ProducerConfig.CLIENT_ID_CONFIG) + "-dead");
+        }
+    }
+
+    /**
+     * Returns a builder for a consumer of {@code topic} with the Kafka consumer settings {@code kafkaConfig} (at
+     * least {@code bootstrap.servers} and {@code group.id}) that decodes record values as JSON of {@code type} and
+     * hands them to {@code handler}.
+     *
+     * @throws IllegalArgumentException when {@code kafkaConfig} lacks {@code bootstrap.servers} or {@code
+     *     group.id}
+     */
+    public static <M> Builder<M> builder(
+            Map<String, Object> kafkaConfig, String topic, Class<M> type, ConflictAwareHandler<M> handler) {
+        Objects.requireNonNull(type, "type cannot be null");
+        return new Builder<>(kafkaConfig, topic, type, null, handler);
+    }
+
+    /** Like {@link #builder(Map, String, Class, ConflictAwareHandler)} for a generic type. */
+    public static <M> Builder<M> builder(
+            Map<String, Object> kafkaConfig, String topic, TypeReference<M> type, ConflictAwareHandler<M> handler) {
+        Objects.requireNonNull(type, "type cannot be null");
+        return new Builder<>(kafkaConfig, topic, null, type, handler);
+    }
+
+    /** The dead-letter topic's name. */
+    public String deadLetterTopic() {
+        return deadLetterTopic;
+    }
+
+    /** True between {@link #start()} and {@link #close()}. */
+    public boolean isRunning() {
+        return running;
+    }
+
+    /**
+     * Subscribes to the topic and starts the poller and the handler threads. The broker need not be reachable
+     * yet: the client keeps trying.
+     *
+     * @return this consumer
+     * @throws IllegalStateException when already started or closed
+     * @throws KafkaException when the client cannot be created from the settings
+     */
+    public synchronized TopicConsumer<M> start() {
+        if (closed.get() || !started.compareAndSet(false, true)) {
+            throw new IllegalStateException("consumer of topic '" + topic + "' was already started or closed");
+        }
+        consumer = new KafkaConsumer<>(consumerConfig);
+        deadLetters = new KafkaProducer<>(producerConfig);
+        executor = virtualThreads ? virtualThreadExecutor() : platformExecutor(name, concurrency);
+        running = true;
+        for (int i = 0; i < concurrency; i++) {
+            BlockingQueue<Work> lane = new LinkedBlockingQueue<>();
+            lanes.add(lane);
+            executor.execute(() -> runLane(lane));
+        }
+        poller = new Thread(this::pollLoop, name + "-poller");
+        poller.setDaemon(true);
+        poller.start();
+        return this;
+    }
+
+    /** Closes with a 30 s timeout; see {@link #close(Duration)}. */
+    @Override
+    public void close() {
+        close(DEFAULT_CLOSE_TIMEOUT);
+    }
+
+    /**
+     * Stops polling, drops records not yet started, waits up to {@code timeout} for running handlers to finish,
+     * commits the safe offsets and leaves the group: every record not committed is delivered again to the group.
+     * Idempotent.
+     *
+     * @return true when every running handler finished within the timeout
+     */
+    public boolean close(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout cannot be null");
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("timeout cannot be negative, got " + timeout);
+        }
+        if (!closed.compareAndSet(false, true)) {
+            return drainedInTime;
+        }
+        closeDeadline = System.nanoTime() + timeout.toNanos();
+        running = false;
+        synchronized (this) {
+            if (!started.get()) {
+                return true;
+            }
+        }
+        consumer.wakeup();
+        try {
+            // the poller waits for the handlers until the deadline, then commits and closes the client
+            poller.join(timeout.toMillis() + COMMIT_TIMEOUT.toMillis() + 10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            drainedInTime = false;
+        }
+        executor.shutdownNow();
+        deadLetters.close(Duration.ofSeconds(5));
+        return drainedInTime;
+    }
+
+    // ---- the poller ----
+
+    private void pollLoop() {
+        long nextCommit = System.nanoTime() + commitIntervalNanos;
+        long backoff = 0;
+        try {
+            consumer.subscribe(List.of(topic), new Rebalance());
+            while (running) {
+                try {
+                    throttle();
+                    ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL_TIMEOUT);
+                    for (ConsumerRecord<byte[], byte[]> r : records) {
+                        dispatch(r);
+                    }
+                    if (System.nanoTime() - nextCommit >= 0) {
+                        commitAsync();
+                        nextCommit = System.nanoTime() + commitIntervalNanos;
+                    }
+                    backoff = 0;
+                } catch (WakeupException e) {
+                    // close() woke the poll; the loop condition ends it
+                } catch (KafkaException e) {
+                    backoff = backoff == 0 ? MIN_BACKOFF_MILLIS : Math.min(MAX_BACKOFF_MILLIS, backoff * 2);
+                    LOG.warn("topic '{}': poll failed, again in {} ms: {}", topic, backoff, e.toString());
+                    sleepQuietly(backoff);
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.error("topic '{}': the poller stopped", topic, e);
+        } finally {
+            shutdown();
+        }
+    }
+
+    /** Pauses every assigned partition while too many records wait or run; resumes below half of the limit. */
+    private void throttle() {
+        int n = inFlight.get();
+        if (n >= maxInFlight) {
+            consumer.pause(consumer.assignment());
+        } else if (n <= maxInFlight / 2 && !consumer.paused().isEmpty()) {
+            consumer.resume(consumer.paused());
+        }
+    }
+
+    private void dispatch(ConsumerRecord<byte[], byte[]> r) {
+        Partition p = partitions.get(new TopicPartition(r.topic(), r.partition()));
+        if (p == null) {
+            return; // not ours any more; the next owner reads it
+        }
+        p.offsets.started(r.offset());
+        inFlight.incrementAndGet();
+        int hash = r.key() != null ? Arrays.hashCode(r.key()) : Integer.hashCode(r.partition());
+        lanes.get(Math.floorMod(hash, concurrency)).add(new Work(p, r));
+    }
+
+    private Map<TopicPartition, OffsetAndMetadata> safeOffsets(Collection<Partition> of) {
+        Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
+        for (Partition p : of) {
+            long offset = p.offsets.toCommit();
+            if (offset >= 0) {
+                out.put(p.tp, new OffsetAndMetadata(offset));
+            }
+        }
+        return out;
+    }
+
+    private void commitAsync() {
+        Map<TopicPartition, OffsetAndMetadata> offsets = safeOffsets(partitions.values());
+        if (offsets.isEmpty()) {
+            return;
+        }
+        Map<TopicPartition, Partition> owners = new HashMap<>();
+        offsets.keySet().forEach(tp -> owners.put(tp, partitions.get(tp)));
+        consumer.commitAsync(offsets, (done, error) -> {
+            if (error != null) {
+                LOG.debug("topic '{}': async commit failed, again at the next interval: {}", topic, error.toString());
+                return;
+            }
+            done.forEach((tp, o) -> confirmed(owners.get(tp), tp, o.offset()));
+        });
+    }
+
+    private void commitSync(Collection<Partition> of) {
+        Map<TopicPartition, OffsetAndMetadata> offsets = safeOffsets(of);
+        if (offsets.isEmpty()) {
+            return;
+        }
+        try {
+            consumer.commitSync(offsets, COMMIT_TIMEOUT);
+            for (Partition p : of) {
+                OffsetAndMetadata o = offsets.get(p.tp);
+                if (o != null) {
+                    confirmed(p, p.tp, o.offset());
+                }
+            }
+        } catch (WakeupException e) {
+            commitSync(of); // close() woke a commit it wants done
+        } catch (KafkaException e) {
+            LOG.warn(
+                    "topic '{}': commit of {} failed; those records are delivered again: {}",
+                    topic,
+                    offsets,
+                    e.toString());
+        }
+    }
+
+    private void confirmed(Partition p, TopicPartition tp, long offset) {
+        if (p != null) {
+            p.offsets.committed(offset);
+        }
+        safe(() -> listener.onCommitted(tp, offset));
+    }
+
+    private final class Rebalance implements ConsumerRebalanceListener {
+        @Override
+        public void onPartitionsAssigned(Collection<TopicPartition> assigned) {
+            for (TopicPartition tp : assigned) {
+                partitions.put(tp, new Partition(tp));
+            }
+            if (!assigned.isEmpty()) {
+                LOG.debug("topic '{}': assigned {}", topic, assigned);
+                safe(() -> listener.onAssigned(assigned));
+            }
+        }
+
+        @Override
+        public void onPartitionsRevoked(Collection<TopicPartition> revoked) {
+            giveUp(revoked, false);
+        }
+
+        @Override
+        public void onPartitionsLost(Collection<TopicPartition> lost) {
+            giveUp(lost, true);
+        }
+    }
+
+    /** Drops records not started, lets running ones finish (bounded), commits unless lost, forgets the partitions. */
+    private void giveUp(Collection<TopicPartition> gone, boolean lost) {
+        List<Partition> ps = new ArrayList<>();
+        for (TopicPartition tp : gone) {
+            Partition p = partitions.get(tp);
+            if (p != null) {
+                p.revoke();
+                ps.add(p);
+            }
+        }
+        if (ps.isEmpty()) {
+            return;
+        }
+        long deadline = System.nanoTime() + revokeTimeout.toNanos();
+        if (!running && closeDeadline != 0) {
+            deadline = Math.min(deadline, closeDeadline);
+        }
+        for (Partition p : ps) {
+            p.awaitIdle(deadline);
+        }
+        if (!lost) {
+            commitSync(ps);
+        }
+        for (Partition p : ps) {
+            partitions.remove(p.tp, p);
+        }
+        LOG.debug("topic '{}': {} {}", topic, lost ? "lost" : "revoked", gone);
+        safe(() -> listener.onRevoked(gone, lost));
+    }
+
+    private void shutdown() {
+        // records not started are dropped by the handler threads (running is false); wait for the running ones
+        long deadline = closeDeadline == 0 ? System.nanoTime() : closeDeadline;
+        synchronized (idle) {
+            while (active.get() > 0) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    drainedInTime = false;
+                    break;
+                }
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(idle, left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    drainedInTime = false;
+                    break;
+                }
+            }
+        }
+        try {
+            commitSync(new ArrayList<>(partitions.values()));
+        } catch (RuntimeException e) {
+            LOG.warn("topic '{}': final commit failed: {}", topic, e.toString());
+        }
+        try {
+            consumer.close(CloseOptions.timeout(
+                    Duration.ofSeconds(5))); // leaves the group; the revocation commits nothing new
+        } catch (RuntimeException e) {
+            LOG.debug("topic '{}': closing the client: {}", topic, e.toString());
+        }
+        running = false;
+    }
+
+    // ---- the handler threads ----
+
+    /** One record handed to a handler thread, with the partition it belongs to. */
+    private record Work(Partition partition, ConsumerRecord<byte[], byte[]> record) {}
+
+    /** A partition this consumer owns: its offset tracker and how many of its records run now. */
+    private static final class Partition {
+        final TopicPartition tp;
+        final OffsetTracker offsets = new OffsetTracker();
+        private boolean revoked;
+        private int runningNow;
+
+        Partition(TopicPartition tp) {
+            this.tp = tp;
+        }
+
+        synchronized boolean enter() {
+            if (revoked) {
+                return false;
+            }
+            runningNow++;
+            return true;
+        }
+
+        synchronized void exit() {
+            if (--runningNow == 0) {
+                notifyAll();
+            }
+        }
+
+        synchronized boolean isRevoked() {
+            return revoked;
+        }
+
+        synchronized void revoke() {
+            revoked = true;
+        }
+
+        synchronized void awaitIdle(long deadline) {
+            while (runningNow > 0) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return;
+                }
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(this, left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+
+    private void runLane(BlockingQueue<Work> lane) {
+        while (true) {
+            Work w;
+            try {
+                w = lane.take();
+            } catch (InterruptedException e) {
+                return; // close() is done with this consumer
+            }
+            try {
+                if (running && w.partition().enter()) {
+                    active.incrementAndGet();
+                    try {
+                        run(w);
+                    } finally {
+                        w.partition().exit();
+                        if (active.decrementAndGet() == 0) {
+                            synchronized (idle) {
+                                idle.notifyAll();
+                            }
+                        }
+                    }
+                }
+            } catch (RuntimeException e) {
+                LOG.error("topic '{}': unexpected failure on a handler thread", topic, e);
+            } finally {
+                inFlight.decrementAndGet();
+            }
+        }
+    }
+
+    private void run(Work w) {
+        ConsumerRecord<byte[], byte[]> r = w.record();
+        String id = r.topic() + "-" + r.partition() + "@" + r.offset();
+        M message = null;
+        String poison = null;
+        try {
+            message = r.value() == null ? null : reader.readValue(r.value());
+            if (message == null) {
+                poison = "the value is null or JSON null";
+            }
+        } catch (IOException | RuntimeException e) {
+            poison = "cannot decode the value: " + e.getMessage();
+        }
+        if (poison != null) {
+            if (deadLetter(w, id, poison)) {
+                w.partition().offsets.done(r.offset());
+            }
+            return;
+        }
+        long backoff = MIN_BACKOFF_MILLIS;
+        for (int attempt = 1; ; attempt++) {
+            long t0 = System.nanoTime();
+            Outcome outcome;
+            try {
+                outcome = handler.handle(message);
+            } catch (RuntimeException e) {
+                int a = attempt;
+                safe(() -> listener.onFailed(id, a, e));
+                if (attempt >= maxAttempts) {
+                    if (deadLetter(w, id, "failed on attempt " + attempt + " of " + maxAttempts + ": " + e)) {
+                        w.partition().offsets.done(r.offset());
+                    }
+                    return;
+                }
+                if (!running || w.partition().isRevoked()) {
+                    return; // not done: delivered again to whoever owns the partition next
+                }
+                sleepQuietly(backoff);
+                backoff = Math.min(MAX_BACKOFF_MILLIS, backoff * 2);
+                continue;
+            }
+            Duration took = Duration.ofNanos(System.nanoTime() - t0);
+            safe(() -> listener.onHandled(id, outcome, took));
+            w.partition().offsets.done(r.offset());
+            return;
+        }
+    }
+
+    /**
+     * Writes the record to the dead-letter topic and waits for the broker's ack, trying again with a backoff while
+     * the consumer runs and owns the partition. Returns false when it gave up (the record is then not done).
+     */
+    private boolean deadLetter(Work w, String id, String reason) {
+        ConsumerRecord<byte[], byte[]> r = w.record();
+        ProducerRecord<byte[], byte[]> copy = new ProducerRecord<>(deadLetterTopic, null, r.key(), r.value());
+        r.headers().forEach(h -> copy.headers().add(h));
+        copy.headers().add(REASON_HEADER, reason.getBytes(StandardCharsets.UTF_8));
+        copy.headers().add(SOURCE_HEADER, id.getBytes(StandardCharsets.UTF_8));
+        long backoff = MIN_BACKOFF_MILLIS;
+        while (true) {
+            try {
+                deadLetters.send(copy).get(30, TimeUnit.SECONDS);
+                LOG.warn("topic '{}': record {} dead-lettered to '{}': {}", topic, id, deadLetterTopic, reason);
+                safe(() -> listener.onDeadLettered(id, reason));
+                return true;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            } catch (Exception e) {
+                LOG.warn("topic '{}': cannot dead-letter {} to '{}' yet: {}", topic, id, deadLetterTopic, e.toString());
+                if (!running || w.partition().isRevoked()) {
+                    return false;
+                }
+                sleepQuietly(backoff);
+                backoff = Math.min(MAX_BACKOFF_MILLIS, backoff * 2);
+            }
+        }
+    }
+
+    private static void sleepQuietly(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void safe(Runnable r) {
+        try {
+            r.run();
+        } catch (RuntimeException e) {
+            LOG.warn("a TopicListener threw; ignored", e);
+        }
+    }
+
+    private static ExecutorService platformExecutor(String base, int threads) {
+        AtomicInteger n = new AtomicInteger();
+        return Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, base + "-handler-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    private static ExecutorService virtualThreadExecutor() {
+        try {
+            return (ExecutorService) MethodHandles.publicLookup()
+                    .findStatic(
+                            Executors.class,
+                            "newVirtualThreadPerTaskExecutor",
+                            MethodType.methodType(ExecutorService.class))
+                    .invoke();
+        } catch (NoSuchMethodException | IllegalAccessException e) {
+            throw new UnsupportedOperationException("virtual threads need Java 21 or newer", e);
+        } catch (Throwable t) {
+            throw new IllegalStateException("cannot create a virtual-thread executor", t);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "TopicConsumer[" + topic + ", concurrency=" + concurrency + ", maxInFlight=" + maxInFlight + "]";
+    }
+
+    /**
+     * Builds a {@link TopicConsumer}. Each setting may be set once; a second call is an {@link
+     * IllegalStateException}. Not threadsafe.
+     *
+     * @param <M> the message type
+     */
+    public static final class Builder<M> {
+        private final Map<String, Object> config;
+        private final String topic;
+        private final Class<M> type;
+        private final TypeReference<M> typeRef;
+        private final ConflictAwareHandler<M> handler;
+        private ObjectMapper mapper;
+        private int concurrency;
+        private Boolean virtual;
+        private int maxInFlight;
+        private Duration commitInterval;
+        private Duration revokeTimeout;
+        private int maxAttempts;
+        private String deadLetterTopic;
+        private TopicListener listener;
+
+        private Builder(
+                Map<String, Object> config,
+                String topic,
+                Class<M> type,
+                TypeReference<M> typeRef,
+                ConflictAwareHandler<M> handler) {
+            Objects.requireNonNull(config, "kafkaConfig cannot be null");
+            for (String required : List.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, ConsumerConfig.GROUP_ID_CONFIG)) {
+                if (config.get(required) == null) {
+                    throw new IllegalArgumentException("kafkaConfig has no '" + required + "'");
+                }
+            }
+            this.config = Map.copyOf(config);
+            this.topic = nonEmpty(topic, "topic");
+            this.type = type;
+            this.typeRef = typeRef;
+            this.handler = Objects.requireNonNull(handler, "handler cannot be null");
+        }
+
+        private static String nonEmpty(String s, String what) {
+            Objects.requireNonNull(s, what + " cannot be null");
+            if (s.isEmpty()) {
+                throw new IllegalArgumentException(what + " cannot be empty");
+            }
+            return s;
+        }
+
+        private static void once(Object old, String what) {
+            if (old != null) {
+                throw new IllegalStateException(what + " was already set to " + old);
+            }
+        }
+
+        private static void once(long old, String what) {
+            if (old != 0) {
+                throw new IllegalStateException(what + " was already set to " + old);
+            }
+        }
+
+        private static Duration positive(Duration d, String what) {
+            Objects.requireNonNull(d, what + " cannot be null");
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(what + " must be positive, got " + d);
+            }
+            return d;
+        }
+
+        /** The ObjectMapper that reads values (default a plain {@code new ObjectMapper()}). */
+        public Builder<M> objectMapper(ObjectMapper m) {
+            Objects.requireNonNull(m, "objectMapper cannot be null");
+            once(mapper, "objectMapper");
+            mapper = m;
+            return this;
+        }
+
+        /** How many handler threads (default 4, at most 1,000); records of one key always share one. */
+        public Builder<M> concurrency(int n) {
+            if (n < 1 || n > 1_000) {
+                throw new IllegalArgumentException("concurrency must be within [1, 1000], not " + n);
+            }
+            once(concurrency, "concurrency");
+            concurrency = n;
+            return this;
+        }
+
+        /**
+         * Run handlers on virtual threads (Java 21+; on an older Java {@link #build()} throws {@link
+         * UnsupportedOperationException}). Default false: platform daemon threads.
+         */
+        public Builder<M> virtualThreads(boolean on) {
+            once(virtual, "virtualThreads");
+            virtual = on;
+            return this;
+        }
+
+        /**
+         * How many records may wait or run before the poller pauses its partitions (default 1,000, at most
+         * 1,000,000); one poll ({@code max.poll.records}) may go past it.
+         */
+        public Builder<M> maxInFlight(int n) {
+            if (n < 1 || n > 1_000_000) {
+                throw new IllegalArgumentException("maxInFlight must be within [1, 1000000], not " + n);
+            }
+            once(maxInFlight, "maxInFlight");
+            maxInFlight = n;
+            return this;
+        }
+
+        /** How often the safe offsets are committed (default 1 s). */
+        public Builder<M> commitInterval(Duration d) {
+            positive(d, "commitInterval");
+            once(commitInterval, "commitInterval");
+            commitInterval = d;
+            return this;
+        }
+
+        /**
+         * How long a rebalance waits for running records of the partitions it takes away before it commits
+         * (default 10 s); keep it well under {@code max.poll.interval.ms}.
+         */
+        public Builder<M> revokeTimeout(Duration d) {
+            positive(d, "revokeTimeout");
+            once(revokeTimeout, "revokeTimeout");
+            revokeTimeout = d;
+            return this;
+        }
+
+        /** On which attempt a failing record goes to the dead-letter topic (default 5). */
+        public Builder<M> maxAttempts(int n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("maxAttempts must be at least 1, not " + n);
+            }
+            once(maxAttempts, "maxAttempts");
+            maxAttempts = n;
+            return this;
+        }
+
+        /** The dead-letter topic (default {@code <topic>.dead}). */
+        public Builder<M> deadLetterTopic(String name) {
+            nonEmpty(name, "deadLetterTopic");
+            once(deadLetterTopic, "deadLetterTopic");
+            deadLetterTopic = name;
+            return this;
+        }
+
+        /** Hears handled, committed, failed and dead-lettered records and rebalances. */
+        public Builder<M> listener(TopicListener l) {
+            Objects.requireNonNull(l, "listener cannot be null");
+            once(listener, "listener");
+            listener = l;
+            return this;
+        }
+
+        /** Builds the consumer (not started). */
+        public TopicConsumer<M> build() {
+            return new TopicConsumer<>(this);
+        }
+    }
+}

@@ -1,0 +1,8 @@
+/** Conflict-aware Kafka consumers. Only {@code io.github.deferlock.kafka} is API. */
+module io.github.deferlock.kafka {
+    requires transitive io.github.deferlock.conflict;
+    requires transitive kafka.clients;
+    requires org.slf4j;
+
+    exports io.github.deferlock.kafka;
+}

@@ -1,0 +1,113 @@
+package io.github.deferlock.delay.internal;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Writes a job's headers in front of its payload in the envelope, and reads them back. With headers the
+ * envelope's payload field is
+ *
+ * <pre>{@code <0x1E><block length>:<key length>:<key><value length>:<value>...<payload>}</pre>
+ *
+ * <p>with every length the decimal count of UTF-8 bytes. {@code 0x1E} (record separator) never starts a JSON
+ * text, so a field without it is a payload alone: jobs stored without headers (by this or an older version)
+ * read as before. Lua never looks inside the payload field, so every script carries the headers along with
+ * it (delays, retries, reschedules, dead letters and their requeue). Stateless and threadsafe.
+ */
+public final class HeaderCodec {
+    /** The first byte of a payload field that holds headers. */
+    public static final byte MARKER = 0x1E;
+
+    private HeaderCodec() {}
+
+    /** The envelope's payload field: {@code payload} alone when there are no headers. */
+    public static byte[] tail(Map<String, String> headers, byte[] payload) {
+        if (headers.isEmpty()) {
+            return payload;
+        }
+        ByteArrayOutputStream block = new ByteArrayOutputStream(64 * headers.size());
+        for (Map.Entry<String, String> h : headers.entrySet()) {
+            lengthPrefixed(block, h.getKey().getBytes(StandardCharsets.UTF_8));
+            lengthPrefixed(block, h.getValue().getBytes(StandardCharsets.UTF_8));
+        }
+        byte[] prefix = (block.size() + ":").getBytes(StandardCharsets.US_ASCII);
+        ByteArrayOutputStream out = new ByteArrayOutputStream(1 + prefix.length + block.size() + payload.length);
+        out.write(MARKER);
+        out.writeBytes(prefix);
+        out.writeBytes(block.toByteArray());
+        out.writeBytes(payload);
+        return out.toByteArray();
+    }
+
+    /**
+     * Where the headers block of the payload field starting at {@code from} lies: {@code {block offset, block
+     * length}}, or null when the field holds no (readable) headers block, so it is all payload.
+     */
+    static int[] locate(byte[] raw, int from) {
+        if (from >= raw.length || raw[from] != MARKER) {
+            return null;
+        }
+        int colon = -1;
+        long len = 0;
+        for (int i = from + 1; i < raw.length && i < from + 12; i++) {
+            byte b = raw[i];
+            if (b == ':') {
+                colon = i;
+                break;
+            }
+            if (b < '0' || b > '9') {
+                return null;
+            }
+            len = len * 10 + (b - '0');
+        }
+        if (colon <= from + 1 || colon + 1 + len > raw.length) {
+            return null;
+        }
+        return new int[] {colon + 1, (int) len};
+    }
+
+    /**
+     * The headers in {@code raw[offset, offset + length)}, in stored order; unmodifiable.
+     *
+     * @throws IllegalArgumentException when the block is malformed
+     */
+    public static Map<String, String> decode(byte[] raw, int offset, int length) {
+        Map<String, String> out = new LinkedHashMap<>();
+        int end = offset + length;
+        int[] pos = {offset};
+        while (pos[0] < end) {
+            String key = readPrefixed(raw, pos, end);
+            String value = readPrefixed(raw, pos, end);
+            out.put(key, value);
+        }
+        return Collections.unmodifiableMap(out);
+    }
+
+    private static void lengthPrefixed(ByteArrayOutputStream out, byte[] bytes) {
+        out.writeBytes((bytes.length + ":").getBytes(StandardCharsets.US_ASCII));
+        out.writeBytes(bytes);
+    }
+
+    private static String readPrefixed(byte[] raw, int[] pos, int end) {
+        long len = 0;
+        int i = pos[0];
+        int digits = 0;
+        while (i < end && raw[i] != ':') {
+            int d = raw[i] - '0';
+            if (d < 0 || d > 9 || ++digits > 9) {
+                throw new IllegalArgumentException("malformed job headers: bad length at byte " + i);
+            }
+            len = len * 10 + d;
+            i++;
+        }
+        if (i >= end || digits == 0 || i + 1 + len > end) {
+            throw new IllegalArgumentException("malformed job headers: truncated at byte " + i);
+        }
+        String s = new String(raw, i + 1, (int) len, StandardCharsets.UTF_8);
+        pos[0] = i + 1 + (int) len;
+        return s;
+    }
+}

@@ -1,0 +1,429 @@
+package io.github.deferlock.delay.internal;
+
+import io.github.deferlock.redis.internal.Script;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The Lua scripts of one queue, one typed method per script: the only code that knows each script's KEYS and
+ * ARGV order and the shape of its reply (docs/queue-keys.md). Arguments are already validated; replies are
+ * returned raw (envelopes undecoded). Every call goes through the queue's {@link QueueTransport}. Threadsafe.
+ */
+public final class QueueScripts {
+    /** Jobs per enqueue script call in a batch. */
+    public static final int ENQUEUE_CHUNK = 200;
+    /** Expired in-flight jobs returned per claim call. */
+    public static final int RETURN_LIMIT = 100;
+    /** The largest claim. */
+    public static final int MAX_CLAIM = 1000;
+    /** The most acks per script call (alone, or riding along with a claim). */
+    public static final int MAX_ACKS = 500;
+    /** The most renewals per script call. */
+    public static final int MAX_EXTENDS = 1000;
+    /**
+     * How long a write call's replay record lives: longer than any resend of the call (our retry and the
+     * cluster client's), so a resent claim, ack, cancel or enqueue is recognised as the same call.
+     */
+    public static final long REPLAY_TTL_MS = 60_000;
+
+    private static final Script ENQUEUE = QueueLua.load("enqueue");
+    private static final Script CLAIM = QueueLua.load("claim");
+    private static final Script ACK = QueueLua.load("ack");
+    private static final Script NACK = QueueLua.load("nack");
+    private static final Script RESCHEDULE = QueueLua.load("reschedule");
+    private static final Script EXTEND = QueueLua.load("extend");
+    private static final Script CANCEL = QueueLua.load("cancel");
+    private static final Script INFO = QueueLua.load("info");
+    private static final Script HEAD = QueueLua.load("head");
+    private static final Script DEAD_LIST = QueueLua.load("dead_list");
+    private static final Script REQUEUE = QueueLua.load("requeue");
+    private static final Script PURGE = QueueLua.load("purge");
+
+    private static final byte[] REPLAY_TTL = num(REPLAY_TTL_MS);
+    private static final byte[] NO_REPLAY = {'0'};
+    private static final byte[] DELAY = {'d'};
+    private static final byte[] AT = {'a'};
+
+    private final QueueTransport transport;
+    private final QueueKeys keys;
+    private final JobIds tokens;
+    private volatile boolean enqueuePreloaded;
+
+    /**
+     * @param tokens names each write call (its replay record)
+     */
+    public QueueScripts(QueueTransport transport, QueueKeys keys, JobIds tokens) {
+        this.transport = transport;
+        this.keys = keys;
+        this.tokens = tokens;
+    }
+
+    /** One receipt to present: a claimed job's id and the receipt of its claim. */
+    public record Receipt(String id, String receipt) {}
+
+    /**
+     * One job to enqueue.
+     *
+     * @param id the job id
+     * @param callerId true when the caller chose the id (then a resend needs a replay record)
+     * @param absolute true: {@code ms} is a due time (epoch ms); false: a delay from the server's now
+     * @param ms the due time or the delay, ms
+     * @param tail the envelope's payload field (headers and payload)
+     */
+    public record NewEntry(String id, boolean callerId, boolean absolute, long ms, byte[] tail) {}
+
+    /**
+     * What enqueue.lua did with one job.
+     *
+     * @param nowMs the server time of the call
+     * @param added true when written; false when the id existed (or came earlier in the call)
+     * @param dueMs when the job is due; null when the existing job is in flight or dead
+     */
+    public record Stored(long nowMs, boolean added, Long dueMs) {}
+
+    /** enqueue.lua with one job; {@code WAIT}s when the queue waits for replicas. */
+    public Stored enqueue(NewEntry job) {
+        List<byte[]> args = new ArrayList<>(7);
+        args.add(keys.channel());
+        args.add(transport.shardedFlag());
+        args.add(job.callerId() ? REPLAY_TTL : NO_REPLAY); // a generated id recognises its own resend
+        addJob(args, job);
+        // one token for every try of this call: a resend after a lost reply replays the first reply
+        List<byte[]> enqueueKeys = List.of(keys.due(), keys.jobs(), keys.seq(), keys.replay(tokens.next()));
+        List<?> reply = (List<?>) transport.runAndWait(
+                "enqueue",
+                ENQUEUE,
+                enqueueKeys,
+                args,
+                "job '" + job.id() + "' is stored on the primary (enqueueing it again with the same id is idempotent)",
+                true);
+        return stored(reply, 0);
+    }
+
+    /**
+     * enqueue.lua over many jobs: {@link #ENQUEUE_CHUNK} per call, all calls in one pipeline, one {@code WAIT}
+     * after them when the queue waits for replicas. One result per job, in order.
+     */
+    public List<Stored> enqueueAll(List<NewEntry> jobs) {
+        List<Stored> results = new ArrayList<>(jobs.size());
+        if (jobs.isEmpty()) {
+            return results;
+        }
+        List<List<byte[]>> chunkKeys = new ArrayList<>();
+        List<List<byte[]>> chunks = new ArrayList<>();
+        for (int from = 0; from < jobs.size(); from += ENQUEUE_CHUNK) {
+            List<NewEntry> part = jobs.subList(from, Math.min(jobs.size(), from + ENQUEUE_CHUNK));
+            boolean callerIds = part.stream().anyMatch(NewEntry::callerId);
+            List<byte[]> chunk = new ArrayList<>(3 + 4 * part.size());
+            chunk.add(keys.channel());
+            chunk.add(transport.shardedFlag());
+            chunk.add(callerIds ? REPLAY_TTL : NO_REPLAY); // generated ids recognise their own resend
+            byte[] lastDelay = null;
+            long lastMs = 0;
+            for (NewEntry job : part) {
+                if (!job.absolute() && lastDelay != null && job.ms() == lastMs) {
+                    chunk.add(job.id().getBytes(StandardCharsets.UTF_8));
+                    chunk.add(DELAY);
+                    chunk.add(lastDelay); // a batch often shares one delay: format it once
+                    chunk.add(job.tail());
+                } else {
+                    addJob(chunk, job);
+                    if (!job.absolute()) {
+                        lastDelay = chunk.get(chunk.size() - 2);
+                        lastMs = job.ms();
+                    }
+                }
+            }
+            chunks.add(chunk);
+            chunkKeys.add(List.of(keys.due(), keys.jobs(), keys.seq(), keys.replay(tokens.next())));
+        }
+        if (!enqueuePreloaded) {
+            // once: a later NOSCRIPT re-runs its chunk by body in the pipeline
+            transport.preload("enqueueAll", ENQUEUE, keys.due());
+            enqueuePreloaded = true;
+        }
+        List<Object> replies = transport.pipeline(
+                "enqueueAll", ENQUEUE, chunkKeys, chunks, "every job of the batch is stored on the primary", true);
+        for (Object r : replies) {
+            List<?> reply = (List<?>) r;
+            for (int k = 0; 1 + 2 * k < reply.size(); k++) {
+                results.add(stored(reply, k));
+            }
+        }
+        return results;
+    }
+
+    private static void addJob(List<byte[]> args, NewEntry job) {
+        args.add(job.id().getBytes(StandardCharsets.UTF_8));
+        args.add(job.absolute() ? AT : DELAY);
+        args.add(num(job.ms()));
+        args.add(job.tail());
+    }
+
+    private static Stored stored(List<?> reply, int k) {
+        boolean added = (Long) reply.get(1 + 2 * k) == 1L;
+        Long due = (Long) reply.get(2 + 2 * k); // null: the existing job is in flight or dead
+        return new Stored((Long) reply.get(0), added, due);
+    }
+
+    /**
+     * One claimed job, raw.
+     *
+     * @param id the job id
+     * @param envelope its envelope after the claim
+     * @param lastError its last error, empty when none
+     */
+    public record Claimed(String id, byte[] envelope, String lastError) {}
+
+    /**
+     * What claim.lua returned.
+     *
+     * @param nowMicros the server time
+     * @param nextWakeMs the earliest due time or visibility deadline left, -1 when none
+     * @param acked one result per ack that rode along, in order
+     * @param jobs the claimed jobs
+     */
+    public record ClaimReply(long nowMicros, long nextWakeMs, List<Boolean> acked, List<Claimed> jobs) {}
+
+    /**
+     * claim.lua as the call named {@code token} (a resend with the same token within {@link #REPLAY_TTL_MS} is
+     * answered with the first call's results): acks {@code acks}, returns expired in-flight jobs, claims up to
+     * {@code max} due jobs.
+     */
+    public ClaimReply claim(int max, long visibilityMs, int maxAttempts, List<Receipt> acks, String token) {
+        List<byte[]> claimKeys = List.of(
+                keys.due(), keys.inflight(), keys.jobs(), keys.dead(), keys.errors(), keys.seq(), keys.replay(token));
+        List<byte[]> args = new ArrayList<>(5 + 2 * acks.size());
+        args.add(num(max));
+        args.add(num(visibilityMs));
+        args.add(num(maxAttempts));
+        args.add(num(RETURN_LIMIT));
+        args.add(REPLAY_TTL);
+        addReceipts(args, acks);
+        List<?> reply = (List<?>) transport.run("claim", CLAIM, claimKeys, args);
+        List<Claimed> jobs = new ArrayList<>((reply.size() - 3) / 3);
+        for (int i = 3; i + 2 < reply.size(); i += 3) {
+            jobs.add(new Claimed(
+                    text((byte[]) reply.get(i)), (byte[]) reply.get(i + 1), text((byte[]) reply.get(i + 2))));
+        }
+        return new ClaimReply((Long) reply.get(0), (Long) reply.get(1), flags((List<?>) reply.get(2)), jobs);
+    }
+
+    /**
+     * ack.lua over {@code receipts}: {@link #MAX_ACKS} per call (pipelined when more), {@code WAIT} after them
+     * when the queue waits for replicas; with {@code strict} false too few replicas is logged, not thrown. One
+     * result per receipt: true when acked, false when stale.
+     */
+    public List<Boolean> ack(String op, List<Receipt> receipts, String stored, boolean strict) {
+        List<List<byte[]>> chunkKeys = new ArrayList<>();
+        List<List<byte[]>> chunks = new ArrayList<>();
+        for (int from = 0; from < receipts.size(); from += MAX_ACKS) {
+            List<byte[]> chunk = new ArrayList<>();
+            chunk.add(REPLAY_TTL);
+            addReceipts(chunk, receipts.subList(from, Math.min(receipts.size(), from + MAX_ACKS)));
+            chunks.add(chunk);
+            chunkKeys.add(List.of(keys.jobs(), keys.inflight(), keys.errors(), keys.replay(tokens.next())));
+        }
+        List<Object> replies = chunks.size() == 1
+                ? List.of(transport.runAndWait(op, ACK, chunkKeys.get(0), chunks.get(0), stored, strict))
+                : transport.pipeline(op, ACK, chunkKeys, chunks, stored, strict);
+        List<Boolean> out = new ArrayList<>(receipts.size());
+        for (Object reply : replies) {
+            out.addAll(flags((List<?>) reply));
+        }
+        return out;
+    }
+
+    /** What nack.lua did. */
+    public enum Settled {
+        /** The receipt is stale or the job does not exist. */
+        STALE,
+        /** Due again after the delay. */
+        RETRYING,
+        /** Moved to the dead letters. */
+        DEAD
+    }
+
+    /**
+     * nack.lua: a failed delivery is due again after {@code delayMs}, or dead when it used {@code
+     * attemptsLimit} deliveries (0: dead at once, as {@code cause}); {@code error} is stored as its last error.
+     */
+    public Settled nack(String op, Receipt job, String error, long delayMs, int attemptsLimit, DeadCause cause) {
+        List<byte[]> nackKeys = List.of(keys.jobs(), keys.inflight(), keys.due(), keys.dead(), keys.errors());
+        List<byte[]> args = List.of(
+                utf8(job.id()),
+                utf8(job.receipt()),
+                utf8(error),
+                num(delayMs),
+                num(attemptsLimit),
+                keys.channel(),
+                transport.shardedFlag(),
+                utf8(cause.code()));
+        long r = (Long) transport.run(op, NACK, nackKeys, args);
+        return r == 0 ? Settled.STALE : r == 1 ? Settled.RETRYING : Settled.DEAD;
+    }
+
+    /**
+     * reschedule.lua: due again after {@code delayMs} without counting the delivery; {@code replacementTail},
+     * when not null, replaces the payload field. True when rescheduled, false when the receipt is stale.
+     */
+    public boolean reschedule(Receipt job, long delayMs, byte[] replacementTail) {
+        List<byte[]> rKeys = List.of(keys.jobs(), keys.inflight(), keys.due());
+        List<byte[]> args = List.of(
+                utf8(job.id()),
+                utf8(job.receipt()),
+                num(delayMs),
+                keys.channel(),
+                num(replacementTail == null ? 0 : 1),
+                replacementTail == null ? new byte[0] : replacementTail,
+                transport.shardedFlag());
+        return (Long) transport.run("reschedule", RESCHEDULE, rKeys, args) == 1L;
+    }
+
+    /**
+     * extend.lua: moves the visibility deadline of every given job to now + {@code visibilityMs}, {@link
+     * #MAX_EXTENDS} per call. One result per job: the new deadline (epoch ms), or 0 when its receipt is stale.
+     */
+    public List<Long> extend(long visibilityMs, List<Receipt> receipts) {
+        List<byte[]> eKeys = List.of(keys.jobs(), keys.inflight());
+        List<List<byte[]>> chunkKeys = new ArrayList<>();
+        List<List<byte[]>> chunks = new ArrayList<>();
+        for (int from = 0; from < receipts.size(); from += MAX_EXTENDS) {
+            List<byte[]> chunk = new ArrayList<>();
+            chunk.add(num(visibilityMs));
+            addReceipts(chunk, receipts.subList(from, Math.min(receipts.size(), from + MAX_EXTENDS)));
+            chunks.add(chunk);
+            chunkKeys.add(eKeys);
+        }
+        List<Object> replies = chunks.size() == 1
+                ? List.of(transport.run("extend", EXTEND, eKeys, chunks.get(0)))
+                : transport.runEach("extend", EXTEND, chunkKeys, chunks); // rare: over 1000 running jobs
+        List<Long> out = new ArrayList<>(receipts.size());
+        for (Object reply : replies) {
+            for (Object deadline : (List<?>) reply) {
+                out.add((Long) deadline);
+            }
+        }
+        return out;
+    }
+
+    /** cancel.lua: deletes the job in any state; true when it existed. Idempotent under resend. */
+    public boolean cancel(String id) {
+        // one token for every try of this call: a resend after a lost reply is told what the first try did
+        List<byte[]> cKeys = List.of(
+                keys.jobs(), keys.due(), keys.inflight(), keys.dead(), keys.errors(), keys.replay(tokens.next()));
+        return (Long) transport.run("cancel", CANCEL, cKeys, List.of(utf8(id), REPLAY_TTL)) == 1L;
+    }
+
+    /**
+     * One job, raw.
+     *
+     * @param envelope its envelope
+     * @param lastError its last error, empty when none
+     * @param score its due time, visibility deadline or time of death (by state), epoch ms; -1 when missing
+     */
+    public record Info(byte[] envelope, String lastError, long score) {}
+
+    /** info.lua: one job, or empty when there is none with this id. */
+    public Optional<Info> info(String id) {
+        List<byte[]> iKeys = List.of(keys.jobs(), keys.due(), keys.inflight(), keys.dead(), keys.errors());
+        List<?> reply = (List<?>) transport.run("get", INFO, iKeys, List.of(utf8(id)));
+        if (reply.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(new Info((byte[]) reply.get(0), text((byte[]) reply.get(1)), (Long) reply.get(2)));
+    }
+
+    /**
+     * The server time and the earliest due time.
+     *
+     * @param nowMicros the server time
+     * @param headMs the earliest due time (epoch ms), -1 when no job waits
+     */
+    public record Head(long nowMicros, long headMs) {}
+
+    /** head.lua. */
+    public Head head() {
+        List<?> reply = (List<?>) transport.run("oldestDueAge", HEAD, List.of(keys.due()), List.of());
+        return new Head((Long) reply.get(0), (Long) reply.get(1));
+    }
+
+    /**
+     * One dead letter, raw.
+     *
+     * @param id the job id
+     * @param envelope its dead envelope
+     * @param lastError the reason it died, empty when none
+     * @param diedAtMs when it died, epoch ms
+     */
+    public record Dead(String id, byte[] envelope, String lastError, long diedAtMs) {}
+
+    /** dead_list.lua: up to {@code limit} dead letters, oldest first. */
+    public List<Dead> deadList(int limit) {
+        List<byte[]> dKeys = List.of(keys.dead(), keys.jobs(), keys.errors());
+        List<?> reply = (List<?>) transport.run("deadLetters", DEAD_LIST, dKeys, List.of(num(limit)));
+        List<Dead> out = new ArrayList<>(reply.size() / 4);
+        for (int i = 0; i + 3 < reply.size(); i += 4) {
+            out.add(new Dead(
+                    text((byte[]) reply.get(i)), (byte[]) reply.get(i + 1), text((byte[]) reply.get(i + 2)), (Long)
+                            reply.get(i + 3)));
+        }
+        return out;
+    }
+
+    /** requeue.lua for one dead letter: 1 when moved back to due, 0 when there is no dead job {@code id}. */
+    public long requeue(String id) {
+        return requeue(utf8("id"), utf8(id));
+    }
+
+    /** requeue.lua for up to {@code n} of the oldest dead letters: how many were moved back to due. */
+    public long requeueOldest(int n) {
+        return requeue(utf8("oldest"), num(n));
+    }
+
+    private long requeue(byte[] mode, byte[] arg) {
+        List<byte[]> rKeys = List.of(keys.dead(), keys.due(), keys.jobs());
+        return (Long) transport.run(
+                "requeueDead", REQUEUE, rKeys, List.of(keys.channel(), mode, arg, transport.shardedFlag()));
+    }
+
+    /** purge.lua: deletes up to {@code n} of the oldest dead letters; how many were deleted. */
+    public long purgeOldest(int n) {
+        List<byte[]> pKeys = List.of(keys.dead(), keys.jobs(), keys.errors());
+        return (Long) transport.run("purgeDead", PURGE, pKeys, List.of(num(n)));
+    }
+
+    /** {@code ZCARD} of one of the queue's zsets (not a script: the one plain command). */
+    public long size(byte[] zset) {
+        return transport.call("size", () -> transport.redis().zcard(zset));
+    }
+
+    private static void addReceipts(List<byte[]> args, List<Receipt> receipts) {
+        for (Receipt r : receipts) {
+            args.add(utf8(r.id()));
+            args.add(utf8(r.receipt()));
+        }
+    }
+
+    private static List<Boolean> flags(List<?> flags) {
+        List<Boolean> out = new ArrayList<>(flags.size());
+        for (Object f : flags) {
+            out.add((Long) f == 1L);
+        }
+        return out;
+    }
+
+    private static String text(byte[] b) {
+        return b == null ? "" : new String(b, StandardCharsets.UTF_8);
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static byte[] num(long v) {
+        return Long.toString(v).getBytes(StandardCharsets.US_ASCII);
+    }
+}
