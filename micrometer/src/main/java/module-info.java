@@ -4,6 +4,7 @@ module io.github.deferlock.micrometer {
     requires transitive io.github.deferlock.delay;
     requires transitive io.github.deferlock.conflict;
     requires transitive micrometer.core;
+    requires transitive micrometer.observation;
     requires io.github.deferlock.redis;
     requires org.slf4j;
 
