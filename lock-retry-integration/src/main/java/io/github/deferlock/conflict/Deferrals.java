@@ -5,6 +5,7 @@ import io.github.deferlock.delay.Backoff;
 import io.github.deferlock.delay.DelayQueue;
 import io.github.deferlock.delay.DelayQueueWorker;
 import io.github.deferlock.delay.Job;
+import io.github.deferlock.delay.JobHandler;
 import io.github.deferlock.delay.QueueListener;
 import io.github.deferlock.redis.internal.Names;
 import io.github.deferlock.redis.internal.Require;
@@ -12,6 +13,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -64,6 +66,9 @@ public final class Deferrals implements AutoCloseable {
         }
         if (b.queueListener != null) {
             qb.listener(b.queueListener);
+        }
+        if (b.queueHeaders != null) {
+            qb.headers(b.queueHeaders);
         }
         this.queue = qb.build();
     }
@@ -138,6 +143,14 @@ public final class Deferrals implements AutoCloseable {
         return worker;
     }
 
+    /**
+     * The handler {@link #startWorker(int)} runs: each due message with its registered handler, under its lock.
+     * For a worker built by the caller, e.g. with its handler wrapped in an observation.
+     */
+    public JobHandler<DeferredMessage> jobHandler() {
+        return this::runDue;
+    }
+
     private void runDue(Job<DeferredMessage> job) throws Exception {
         DeferredMessage m = job.payload();
         ConflictAwareHandler<?> handler = handlers.get(m.handler());
@@ -166,6 +179,7 @@ public final class Deferrals implements AutoCloseable {
         private Duration visibilityTimeout;
         private int maxAttempts;
         private QueueListener queueListener;
+        private Supplier<Map<String, String>> queueHeaders;
 
         private Builder(UnifiedJedis redis, String name) {
             this.redis = Objects.requireNonNull(redis, "redis cannot be null");
@@ -244,6 +258,15 @@ public final class Deferrals implements AutoCloseable {
         /** A listener for the deferral queue's events (default none); see {@link QueueListener}. */
         public Builder queueListener(QueueListener listener) {
             queueListener = Require.setOnce("queueListener", queueListener, listener);
+            return this;
+        }
+
+        /**
+         * Headers added to every deferred message when it is stored (default none), e.g. the caller's trace
+         * context; see {@code DelayQueue.Builder.headers}. A message deferred again keeps its headers.
+         */
+        public Builder queueHeaders(Supplier<Map<String, String>> headers) {
+            queueHeaders = Require.setOnce("queueHeaders", queueHeaders, headers);
             return this;
         }
 

@@ -8,6 +8,7 @@ import io.github.deferlock.delay.Backoff;
 import io.github.deferlock.delay.QueueListener;
 import io.github.deferlock.lock.LockListener;
 import io.github.deferlock.lock.RedisLocks;
+import io.github.deferlock.micrometer.JobObservations;
 import io.github.deferlock.micrometer.QueueMetrics;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -99,10 +100,12 @@ public class DeferlockAutoConfiguration {
             UnifiedJedis redis,
             DeferlockProperties properties,
             ObjectProvider<QueueListener> queueListeners,
-            ObjectProvider<QueueMetrics> metrics) {
+            ObjectProvider<QueueMetrics> metrics,
+            ObjectProvider<JobObservations> observations) {
         DeferlockProperties.Deferrals d = properties.getDeferrals();
-        Deferrals deferrals = Deferrals.builder(redis, d.getQueue())
-                .objectMapper(deferralMapper())
+        Deferrals.Builder b = Deferrals.builder(redis, d.getQueue());
+        observations.ifAvailable(o -> b.queueHeaders(o.headers(d.getQueue())));
+        Deferrals deferrals = b.objectMapper(deferralMapper())
                 .backoff(Backoff.exponential(d.getInitialDelay(), d.getMaxDelay(), 2.0)
                         .withJitter(0.2))
                 .maxDeferrals(d.getMaxDeferrals())
@@ -120,7 +123,8 @@ public class DeferlockAutoConfiguration {
             UnifiedJedis redis,
             DeferlockProperties properties,
             ObjectProvider<QueueListener> queueListeners,
-            ObjectProvider<QueueMetrics> metrics) {
+            ObjectProvider<QueueMetrics> metrics,
+            ObjectProvider<JobObservations> observations) {
         QueueMetrics m = metrics.getIfAvailable();
         return new DelayQueues(
                 redis,
@@ -130,7 +134,8 @@ public class DeferlockAutoConfiguration {
                     if (m != null) {
                         m.monitor(q);
                     }
-                });
+                },
+                observations.getIfAvailable());
     }
 
     @Bean
@@ -155,7 +160,8 @@ public class DeferlockAutoConfiguration {
             Environment environment,
             DeferlockProperties properties,
             DelayQueues queues,
-            Deferrals deferrals) {
+            Deferrals deferrals,
+            ObjectProvider<JobObservations> observations) {
         return new DeferlockWorkers(
                 beanFactory,
                 environment,
@@ -163,6 +169,7 @@ public class DeferlockAutoConfiguration {
                 beanFactory.getBean(WithLockPostProcessor.class),
                 queues,
                 deferrals,
-                properties);
+                properties,
+                observations.getIfAvailable());
     }
 }

@@ -22,6 +22,7 @@ public class DeferlockProperties {
     private final Map<String, Queue> queues = new LinkedHashMap<>();
     private final Health health = new Health();
     private final Metrics metrics = new Metrics();
+    private final Tracing tracing = new Tracing();
 
     /** Whether the deferlock auto-configuration is on (default true). */
     public boolean isEnabled() {
@@ -61,6 +62,27 @@ public class DeferlockProperties {
     /** Metrics settings. */
     public Metrics getMetrics() {
         return metrics;
+    }
+
+    /** Tracing settings. */
+    public Tracing getTracing() {
+        return tracing;
+    }
+
+    /** {@code deferlock.tracing.*}. */
+    public static class Tracing {
+        /** Whether jobs carry the enqueuing thread's trace context and workers continue it (needs an ObservationRegistry). */
+        private boolean enabled = true;
+
+        /** Whether trace context travels with jobs (default true). */
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        /** Turns trace context through jobs on or off. */
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
     }
 
     static Duration positive(String property, Duration d) {

@@ -5,6 +5,7 @@ import io.github.deferlock.delay.DelayQueue;
 import io.github.deferlock.delay.DelayQueueWorker;
 import io.github.deferlock.delay.Job;
 import io.github.deferlock.delay.JobHandler;
+import io.github.deferlock.micrometer.JobObservations;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -42,6 +43,7 @@ public final class DeferlockWorkers implements SmartLifecycle {
     private final DelayQueues queues;
     private final Deferrals deferrals;
     private final DeferlockProperties properties;
+    private final JobObservations observations; // null: no tracing
     private final Object lifecycle = new Object();
     private volatile Map<String, DelayQueueWorker<?>> workers = Map.of(); // replaced whole, read without the lock
     private volatile boolean running;
@@ -53,7 +55,8 @@ public final class DeferlockWorkers implements SmartLifecycle {
             WithLockPostProcessor withLock,
             DelayQueues queues,
             Deferrals deferrals,
-            DeferlockProperties properties) {
+            DeferlockProperties properties,
+            JobObservations observations) {
         this.beanFactory = beanFactory;
         this.environment = environment;
         this.listeners = listeners;
@@ -61,6 +64,7 @@ public final class DeferlockWorkers implements SmartLifecycle {
         this.queues = queues;
         this.deferrals = deferrals;
         this.properties = properties;
+        this.observations = observations;
     }
 
     @Override
@@ -87,7 +91,11 @@ public final class DeferlockWorkers implements SmartLifecycle {
                 && properties.getDeferrals().isWorker()) {
             started.put(
                     deferrals.queue().name() + " <- @WithLock(DEFER)",
-                    deferrals.startWorker(properties.getDeferrals().getConcurrency()));
+                    DelayQueueWorker.builder(deferrals.queue(), traced(deferrals.queue(), deferrals.jobHandler()))
+                            .concurrency(properties.getDeferrals().getConcurrency())
+                            .allowEvictionPolicy(properties.getQueue().isAllowEvictionPolicy())
+                            .build()
+                            .start());
         }
         workers = started;
         running = true;
@@ -96,11 +104,15 @@ public final class DeferlockWorkers implements SmartLifecycle {
 
     private <T> DelayQueueWorker<T> startWorker(DelayQueue<T> queue, ListenerMethod l, int concurrency) {
         JobHandler<T> handler = job -> invoke(l, job);
-        return DelayQueueWorker.builder(queue, handler)
+        return DelayQueueWorker.builder(queue, traced(queue, handler))
                 .concurrency(concurrency)
                 .allowEvictionPolicy(properties.getQueue().isAllowEvictionPolicy())
                 .build()
                 .start();
+    }
+
+    private <T> JobHandler<T> traced(DelayQueue<T> queue, JobHandler<T> handler) {
+        return observations == null ? handler : observations.handler(queue.name(), handler);
     }
 
     private void invoke(ListenerMethod l, Job<?> job) throws Exception {

@@ -3,6 +3,7 @@ package io.github.deferlock.spring;
 import io.github.deferlock.delay.Backoff;
 import io.github.deferlock.delay.DelayQueue;
 import io.github.deferlock.delay.QueueListener;
+import io.github.deferlock.micrometer.JobObservations;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -22,22 +23,26 @@ public final class DelayQueues {
     private final Map<String, DeferlockProperties.Queue> settings;
     private final QueueListener listener;
     private final Consumer<DelayQueue<?>> onBuilt;
+    private final JobObservations observations;
     private final Map<String, DelayQueue<?>> queues = new ConcurrentHashMap<>();
     private final Map<String, Class<?>> types = new ConcurrentHashMap<>();
 
     /**
      * Queues on {@code redis} configured by {@code settings}, reporting to {@code listener}; {@code onBuilt}
-     * sees each queue once, when it is built (for gauges).
+     * sees each queue once, when it is built (for gauges); with {@code observations} (null for none) every job
+     * carries the enqueuing thread's trace context in its headers.
      */
     public DelayQueues(
             UnifiedJedis redis,
             Map<String, DeferlockProperties.Queue> settings,
             QueueListener listener,
-            Consumer<DelayQueue<?>> onBuilt) {
+            Consumer<DelayQueue<?>> onBuilt,
+            JobObservations observations) {
         this.redis = Objects.requireNonNull(redis, "redis cannot be null");
         this.settings = Map.copyOf(settings);
         this.listener = Objects.requireNonNull(listener, "listener cannot be null");
         this.onBuilt = Objects.requireNonNull(onBuilt, "onBuilt cannot be null");
+        this.observations = observations;
     }
 
     /**
@@ -75,6 +80,9 @@ public final class DelayQueues {
 
     private <T> DelayQueue<T> build(String name, Class<T> type) {
         DelayQueue.Builder<T> b = DelayQueue.builder(redis, name, type).listener(listener);
+        if (observations != null) {
+            b.headers(observations.headers(name));
+        }
         DeferlockProperties.Queue s = settings.get(name);
         if (s != null) {
             if (s.getVisibilityTimeout() != null) {

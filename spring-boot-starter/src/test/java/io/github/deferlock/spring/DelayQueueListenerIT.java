@@ -85,7 +85,7 @@ final class DelayQueueListenerIT {
                             "ok:0", "ok:1", "ok:2", "ok:3", "ok:4", "flaky:1", "later:1", "audit:entry#1");
             assertThat(listener.attempts("flaky:1")).isEqualTo(3);
             assertThat(listener.attempts("poison:1")).isEqualTo(3);
-            List<DeadLetter> dead = emails.deadLetters(10);
+            List<DeadLetter> dead = emails.deadLetters().list(10);
             assertThat(dead).singleElement().satisfies(d -> {
                 assertThat(d.payloadJson()).contains("poison:1");
                 assertThat(d.reason()).contains("poison");
