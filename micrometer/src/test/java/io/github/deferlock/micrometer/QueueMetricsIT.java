@@ -87,6 +87,17 @@ final class QueueMetricsIT {
         clock.advance(Duration.ofSeconds(5));
         assertThat(gauge("deferlock.queue.due")).isEqualTo(4);
         assertThat(snapshots.reads()).isEqualTo(2);
+        // the queue's own events: 6 jobs stored, 1 dead-lettered by deadLetter(...)
+        assertThat(registry.get("deferlock.queue.enqueued")
+                        .tag("queue", "emails")
+                        .counter()
+                        .count())
+                .isEqualTo(6);
+        assertThat(registry.get("deferlock.queue.dead.letters")
+                        .tag("queue", "emails")
+                        .counter()
+                        .count())
+                .isEqualTo(1);
     }
 
     @Test
