@@ -15,5 +15,6 @@ module io.github.deferlock.redis {
             io.github.deferlock.streams,
             io.github.deferlock.rabbitmq,
             io.github.deferlock.inspect,
-            io.github.deferlock.dashboard;
+            io.github.deferlock.dashboard,
+            io.github.deferlock.micrometer;
 }

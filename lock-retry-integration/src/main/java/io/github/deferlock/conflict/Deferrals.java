@@ -5,6 +5,8 @@ import io.github.deferlock.delay.Backoff;
 import io.github.deferlock.delay.DelayQueue;
 import io.github.deferlock.delay.DelayQueueWorker;
 import io.github.deferlock.delay.Job;
+import io.github.deferlock.delay.JobHandler;
+import io.github.deferlock.delay.QueueListener;
 import io.github.deferlock.redis.internal.Names;
 import io.github.deferlock.redis.internal.Registry;
 import io.github.deferlock.redis.internal.RegistryBeacon;
@@ -12,6 +14,7 @@ import io.github.deferlock.redis.internal.Require;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -63,6 +66,12 @@ public final class Deferrals implements AutoCloseable {
         }
         if (b.maxAttempts != null) {
             qb.maxAttempts(b.maxAttempts);
+        }
+        if (b.queueListener != null) {
+            qb.listener(b.queueListener);
+        }
+        if (b.queueHeaders != null) {
+            qb.headers(b.queueHeaders);
         }
         this.queue = qb.build();
     }
@@ -171,6 +180,14 @@ public final class Deferrals implements AutoCloseable {
         }
     }
 
+    /**
+     * The handler {@link #startWorker(int)} runs: each due message with its registered handler, under its lock.
+     * For a worker built by the caller, e.g. with its handler wrapped in an observation.
+     */
+    public JobHandler<DeferredMessage> jobHandler() {
+        return this::runDue;
+    }
+
     private void runDue(Job<DeferredMessage> job) throws Exception {
         DeferredMessage m = job.payload();
         ConflictAwareHandler<?> handler = handlers.get(m.handler());
@@ -202,6 +219,8 @@ public final class Deferrals implements AutoCloseable {
         private Duration visibilityTimeout;
         private Integer maxAttempts;
         private Boolean allowEvictionPolicy;
+        private QueueListener queueListener;
+        private Supplier<Map<String, String>> queueHeaders;
 
         private Builder(UnifiedJedis redis, String name) {
             this.redis = Require.notNull("redis", redis);
@@ -256,6 +275,21 @@ public final class Deferrals implements AutoCloseable {
          */
         public Builder allowEvictionPolicy(boolean allow) {
             allowEvictionPolicy = Require.setOnce("allowEvictionPolicy", allowEvictionPolicy, allow);
+            return this;
+        }
+
+        /** A listener for the deferral queue's events (default none); see {@link QueueListener}. */
+        public Builder queueListener(QueueListener listener) {
+            queueListener = Require.setOnce("queueListener", queueListener, listener);
+            return this;
+        }
+
+        /**
+         * Headers added to every deferred message when it is stored (default none), e.g. the caller's trace
+         * context; see {@code DelayQueue.Builder.headers}. A message deferred again keeps its headers.
+         */
+        public Builder queueHeaders(Supplier<Map<String, String>> headers) {
+            queueHeaders = Require.setOnce("queueHeaders", queueHeaders, headers);
             return this;
         }
 

@@ -1,0 +1,128 @@
+package io.github.deferlock.micrometer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.deferlock.delay.DelayQueue;
+import io.github.deferlock.delay.Job;
+import io.github.deferlock.testing.RedisExtension;
+import io.github.deferlock.testing.RedisServer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import redis.clients.jedis.RedisClient;
+
+@ExtendWith(RedisExtension.class)
+final class QueueMetricsIT {
+
+    /** A clock the test moves by hand. */
+    private static final class HandClock extends Clock {
+        private volatile Instant now = Instant.parse("2026-11-24T00:00:00Z");
+
+        void advance(Duration d) {
+            now = now.plus(d);
+        }
+
+        @Override
+        public ZoneOffset getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(java.time.ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public Instant instant() {
+            return now;
+        }
+    }
+
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+    private double gauge(String name) {
+        return registry.get(name).tag("queue", "emails").gauge().value();
+    }
+
+    @Test
+    void gauges_showSizesAndAreReadOncePerRefresh(RedisClient redis) throws Exception {
+        HandClock clock = new HandClock();
+        QueueMetrics metrics = QueueMetrics.builder()
+                .gaugeRefresh(Duration.ofSeconds(5))
+                .clock(clock)
+                .build();
+        DelayQueue<String> queue = DelayQueue.builder(redis, "emails", String.class)
+                .listener(metrics)
+                .build();
+        metrics.monitor(queue).bindTo(registry);
+        for (int i = 0; i < 4; i++) {
+            queue.enqueue("now-" + i);
+        }
+        queue.enqueue("later", Duration.ofHours(1));
+        Thread.sleep(20); // the due jobs are some milliseconds overdue
+        List<Job<String>> claimed = queue.claim(2);
+        assertThat(claimed).hasSize(2);
+        queue.deadLetter(claimed.get(0), "test");
+
+        assertThat(gauge("deferlock.queue.due")).isEqualTo(3); // 2 due now + 1 later
+        assertThat(gauge("deferlock.queue.in.flight")).isEqualTo(1);
+        assertThat(gauge("deferlock.queue.dead")).isEqualTo(1);
+        assertThat(registry.get("deferlock.queue.oldest.due.age")
+                        .tag("queue", "emails")
+                        .timeGauge()
+                        .value(TimeUnit.MILLISECONDS))
+                .isGreaterThan(0);
+        QueueSnapshots snapshots = snapshotsOf(metrics);
+        assertThat(snapshots.reads()).isEqualTo(1);
+
+        queue.enqueue("another");
+        assertThat(gauge("deferlock.queue.due")).as("cached for 5 s").isEqualTo(3);
+        assertThat(snapshots.reads()).isEqualTo(1);
+        clock.advance(Duration.ofSeconds(5));
+        assertThat(gauge("deferlock.queue.due")).isEqualTo(4);
+        assertThat(snapshots.reads()).isEqualTo(2);
+        // the queue's own events: 6 jobs stored, 1 dead-lettered by deadLetter(...)
+        assertThat(registry.get("deferlock.queue.enqueued")
+                        .tag("queue", "emails")
+                        .counter()
+                        .count())
+                .isEqualTo(6);
+        assertThat(registry.get("deferlock.queue.dead.letters")
+                        .tag("queue", "emails")
+                        .counter()
+                        .count())
+                .isEqualTo(1);
+    }
+
+    @Test
+    void gauges_areNaNWhileRedisIsDown(RedisServer server) {
+        HandClock clock = new HandClock();
+        QueueMetrics metrics = QueueMetrics.builder().clock(clock).build();
+        try (RedisClient redis = server.newClient()) {
+            DelayQueue<String> queue = DelayQueue.builder(redis, "emails", String.class)
+                    .listener(metrics)
+                    .build();
+            metrics.monitor(queue).bindTo(registry);
+            queue.enqueue("a");
+            assertThat(gauge("deferlock.queue.due")).isEqualTo(1);
+            server.kill();
+            clock.advance(Duration.ofSeconds(10));
+            assertThat(gauge("deferlock.queue.due")).isNaN();
+            server.restart();
+        }
+    }
+
+    private static QueueSnapshots snapshotsOf(QueueMetrics metrics) throws Exception {
+        var field = QueueMetrics.class.getDeclaredField("gauges");
+        field.setAccessible(true);
+        @SuppressWarnings("unchecked")
+        var gauges = (java.util.Map<String, QueueGauges>) field.get(metrics);
+        return gauges.get("emails").snapshots();
+    }
+}

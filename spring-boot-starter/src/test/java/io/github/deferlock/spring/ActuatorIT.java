@@ -1,0 +1,136 @@
+package io.github.deferlock.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.github.deferlock.conflict.LockRunner;
+import io.github.deferlock.conflict.OnConflict;
+import io.github.deferlock.delay.DelayQueue;
+import io.github.deferlock.spring.EmailListener.Email;
+import io.github.deferlock.testing.RedisServer;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Bean;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/** Health, the endpoint and the meters in a real application with Spring Boot's actuator. */
+@SpringBootTest(
+        classes = ActuatorIT.App.class,
+        properties = {
+            "deferlock.queues.emails.payload-type=io.github.deferlock.spring.EmailListener$Email",
+            "management.endpoints.web.exposure.include=health,deferlock",
+            "spring.jmx.enabled=true",
+            "management.endpoints.jmx.exposure.include=deferlock",
+            "deferlock.queue.gauge-refresh=100ms"
+        })
+@DirtiesContext
+final class ActuatorIT {
+
+    static final RedisServer SERVER = RedisServer.start();
+
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    static class App {
+        @Bean
+        EmailListener emailListener() {
+            return new EmailListener();
+        }
+    }
+
+    @DynamicPropertySource
+    static void redis(DynamicPropertyRegistry registry) {
+        registry.add("spring.data.redis.host", SERVER::host);
+        registry.add("spring.data.redis.port", SERVER::port);
+        registry.add("spring.data.redis.timeout", () -> "2s");
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        SERVER.close();
+    }
+
+    @Autowired
+    DeferlockHealthIndicator health;
+
+    @Autowired
+    DeferlockEndpoint endpoint;
+
+    @Autowired
+    MeterRegistry registry;
+
+    @Autowired
+    LockRunner runner;
+
+    @Autowired
+    DelayQueue<Email> emails;
+
+    @Autowired
+    EmailListener listener;
+
+    @Test
+    void health_isDownWhileRedisIsDead_andUpAfterItsRestart() {
+        assertThat(health.health(true).getStatus()).isEqualTo(Status.UP);
+        assertThat(health.health(true).getDetails())
+                .containsKey("evictionPolicy")
+                .containsKey("workers");
+        SERVER.kill();
+        try {
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> health.health(true).getStatus().equals(Status.DOWN));
+        } finally {
+            SERVER.restart();
+        }
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> health.health(true).getStatus().equals(Status.UP));
+    }
+
+    @Test
+    void health_isDownWhenTheEvictionPolicyMayDropKeys() {
+        SERVER.config("maxmemory-policy", "allkeys-lru");
+        try {
+            assertThat(health.health(true).getStatus()).isEqualTo(Status.DOWN);
+            assertThat(health.health(true).getDetails().get("problems").toString())
+                    .contains("allkeys-lru");
+        } finally {
+            SERVER.config("maxmemory-policy", "noeviction");
+        }
+        assertThat(health.health(true).getStatus()).isEqualTo(Status.UP);
+    }
+
+    @Test
+    void endpoint_listsQueues_andMetersArePublished() {
+        emails.enqueue(new Email("metrics:1"));
+        emails.enqueue(new Email("metrics:later"), Duration.ofHours(1));
+        await().atMost(Duration.ofSeconds(30)).until(() -> listener.handled().contains("metrics:1"));
+        runner.withLock("metered", OnConflict.THROW, () -> {});
+
+        Map<String, Object> body = endpoint.queues();
+        @SuppressWarnings("unchecked")
+        Map<String, DeferlockEndpoint.QueueDescriptor> queues =
+                (Map<String, DeferlockEndpoint.QueueDescriptor>) body.get("queues");
+        assertThat(queues).containsKeys("emails", "deferlock-deferred");
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> ((Map<?, ?>) endpoint.queues().get("queues"))
+                        .get("emails")
+                        .equals(new DeferlockEndpoint.QueueDescriptor(1, 0, 0, 0, true)));
+
+        assertThat(registry.get("deferlock.lock.acquired").timer().count()).isGreaterThanOrEqualTo(1);
+        assertThat(registry.get("deferlock.conflict.processed").timer().count()).isGreaterThanOrEqualTo(1);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> registry.get("deferlock.queue.due")
+                                .tag("queue", "emails")
+                                .gauge()
+                                .value()
+                        == 1.0);
+    }
+}
