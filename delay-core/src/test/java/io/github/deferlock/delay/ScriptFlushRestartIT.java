@@ -3,6 +3,7 @@ package io.github.deferlock.delay;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.github.deferlock.testing.RedisBinary;
 import io.github.deferlock.testing.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,12 +32,12 @@ final class ScriptFlushRestartIT {
     void scriptFlushAndRestart_underLoad_noJobLostOrStuck_producerFailsOnlyWhileRedisIsDown() throws Exception {
         long killedAt;
         long restartedAt;
-        try (RedisServer server = RedisServer.builder()
-                        .appendOnly(true)
-                        .appendFsync("always")
-                        // answer clients while loading the AOF (LOADING) rather than only after it
-                        .setting("loading-process-events-interval-bytes", "1024")
-                        .start();
+        RedisServer.Builder builder = RedisServer.builder().appendOnly(true).appendFsync("always");
+        if (Integer.parseInt(RedisBinary.resolve().version().split("\\.")[0]) >= 7) {
+            // answer clients while loading the AOF (LOADING) rather than only after it (a 7.0 setting)
+            builder.setting("loading-process-events-interval-bytes", "1024");
+        }
+        try (RedisServer server = builder.start();
                 RedisClient redis = Clients.pooled(server)) {
             DelayQueue<Msg> queue = DelayQueue.builder(redis, "q6", Msg.class)
                     .visibilityTimeout(Duration.ofSeconds(2))
