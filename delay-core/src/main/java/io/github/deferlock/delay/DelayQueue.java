@@ -361,10 +361,14 @@ public final class DelayQueue<T> {
      * arguments and not strand the jobs it took.
      */
     ClaimBatch<T> claimBatch(int max, List<Job<T>> acks, String token) {
+        return claimBatch(scripts, max, acks, token);
+    }
+
+    private ClaimBatch<T> claimBatch(QueueScripts via, int max, List<Job<T>> acks, String token) {
         Require.within("max", max, 1, MAX_CLAIM);
         Require.within("acks riding along with a claim", acks.size(), 0, MAX_ACKS);
         QueueScripts.ClaimReply reply =
-                scripts.claim(max, config.visibilityTimeout().toMillis(), config.maxAttempts(), receipts(acks), token);
+                via.claim(max, config.visibilityTimeout().toMillis(), config.maxAttempts(), receipts(acks), token);
         Instant visibleUntil = config.clock().instant().plus(config.visibilityTimeout());
         List<Job<T>> jobs = new ArrayList<>(reply.jobs().size());
         for (QueueScripts.Claimed claimed : reply.jobs()) {
@@ -481,6 +485,11 @@ public final class DelayQueue<T> {
      * thrown (the acks are applied on the primary either way), so the caller keeps the per-job results.
      */
     List<Boolean> ackAll(List<Job<T>> jobs, boolean strict) {
+        return ackAll(scripts, jobs, strict, null);
+    }
+
+    /** {@link #ackAll(List, boolean)} through {@code via}, as the call named {@code token} (null: a fresh one). */
+    private List<Boolean> ackAll(QueueScripts via, List<Job<T>> jobs, boolean strict, String token) {
         Require.notNull("jobs", jobs);
         for (Job<T> job : jobs) {
             Require.notNull("a job", job);
@@ -488,8 +497,8 @@ public final class DelayQueue<T> {
         if (jobs.isEmpty()) {
             return new ArrayList<>();
         }
-        List<Boolean> out =
-                scripts.ack("ackAll", receipts(jobs), jobs.size() + " jobs are acked (deleted) on the primary", strict);
+        List<Boolean> out = via.ack(
+                "ackAll", receipts(jobs), jobs.size() + " jobs are acked (deleted) on the primary", strict, token);
         for (Job<T> job : jobs) {
             job.markSettled();
         }
@@ -514,11 +523,15 @@ public final class DelayQueue<T> {
      * @throws DelayQueueException when Redis fails
      */
     public boolean nack(Job<T> job, String error, Duration retryDelay) {
+        return nack(scripts, job, error, retryDelay);
+    }
+
+    private boolean nack(QueueScripts via, Job<T> job, String error, Duration retryDelay) {
         Require.notNull("job", job);
         Duration delay = retryDelay != null
                 ? requireDelay("retryDelay", retryDelay)
                 : config.backoff().delay(Math.max(1, job.attempts()));
-        QueueScripts.Settled r = scripts.nack(
+        QueueScripts.Settled r = via.nack(
                 "nack",
                 receipt(job),
                 errorText(error),
@@ -573,10 +586,14 @@ public final class DelayQueue<T> {
      * @throws DelayQueueException when Redis fails
      */
     public boolean reschedule(Job<T> job, Duration delay, T replacementPayload) {
+        return reschedule(scripts, job, delay, replacementPayload);
+    }
+
+    private boolean reschedule(QueueScripts via, Job<T> job, Duration delay, T replacementPayload) {
         Require.notNull("job", job);
         requireDelay("delay", delay);
         byte[] replacement = replacementPayload == null ? null : codec.field(job.headers(), replacementPayload);
-        boolean r = scripts.reschedule(receipt(job), toMillis(delay), replacement);
+        boolean r = via.reschedule(receipt(job), toMillis(delay), replacement);
         job.markSettled();
         return r;
     }
@@ -621,7 +638,11 @@ public final class DelayQueue<T> {
      * @return one result per job, in order: false when its receipt is stale
      */
     List<Boolean> extendAll(List<Job<T>> jobs) {
-        List<Long> deadlines = scripts.extend(toMillis(config.visibilityTimeout()), receipts(jobs));
+        return extendAll(scripts, jobs);
+    }
+
+    private List<Boolean> extendAll(QueueScripts via, List<Job<T>> jobs) {
+        List<Long> deadlines = via.extend(toMillis(config.visibilityTimeout()), receipts(jobs));
         List<Boolean> out = new ArrayList<>(deadlines.size());
         for (long d : deadlines) {
             out.add(d > 0);
@@ -795,17 +816,60 @@ public final class DelayQueue<T> {
         return ids.next();
     }
 
-    /**
-     * A fresh name for one write call, from one process-wide generator: kept for the worker until it asks its
-     * queue ({@link #callToken()}); the one static generator left in delay-core.
-     */
-    static String newToken() {
-        return Tokens.IDS.next();
+    /** The hooks for this queue's workers ({@link QueueCalls#of}): each call sent once. */
+    WorkerHooks workerHooks() {
+        return new WorkerHooks();
     }
 
-    /** The ids behind {@link #newToken()}, which the worker calls without its queue. */
-    private static final class Tokens {
-        static final JobIds IDS = new JobIds();
+    /**
+     * The package-private hooks above as a worker calls them: through {@link QueueScripts#once()}, so each
+     * call is sent once and the worker's {@link Settler} (settlements) and {@link DispatcherLoop} (claims, acks
+     * sent alone) are its only retry layers; they resend a write under the token of its first try, so its
+     * replay record recognises it. The queue's own methods keep the queue's retry.
+     */
+    final class WorkerHooks {
+        private final QueueScripts once = scripts.once();
+
+        private WorkerHooks() {}
+
+        /** {@link DelayQueue#claimBatch(int, List, String)}. */
+        ClaimBatch<T> claimBatch(int max, List<Job<T>> acks, String token) {
+            return DelayQueue.this.claimBatch(once, max, acks, token);
+        }
+
+        /** {@link DelayQueue#ack(Job)} as the call named {@code token}. */
+        boolean ack(Job<T> job, String token) {
+            Require.notNull("job", job);
+            boolean acked = once.ack(
+                            "ack",
+                            List.of(receipt(job)),
+                            "job '" + job.id() + "' is acked (deleted) on the primary",
+                            true,
+                            token)
+                    .get(0);
+            job.markSettled();
+            return acked;
+        }
+
+        /** {@link DelayQueue#ackAll(List, boolean)} as the call named {@code token}. */
+        List<Boolean> ackAll(List<Job<T>> jobs, boolean strict, String token) {
+            return DelayQueue.this.ackAll(once, jobs, strict, token);
+        }
+
+        /** {@link DelayQueue#nack(Job, String, Duration)}. */
+        boolean nack(Job<T> job, String error, Duration retryDelay) {
+            return DelayQueue.this.nack(once, job, error, retryDelay);
+        }
+
+        /** {@link DelayQueue#reschedule(Job, Duration, Object)}. */
+        boolean reschedule(Job<T> job, Duration delay, T replacementPayload) {
+            return DelayQueue.this.reschedule(once, job, delay, replacementPayload);
+        }
+
+        /** {@link DelayQueue#extendAll(List)}. */
+        List<Boolean> extendAll(List<Job<T>> jobs) {
+            return DelayQueue.this.extendAll(once, jobs);
+        }
     }
 
     // ---------------------------------------------------------------- argument rules

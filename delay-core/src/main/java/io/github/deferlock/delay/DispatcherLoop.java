@@ -264,7 +264,7 @@ final class DispatcherLoop<T> {
 
     private void sendAcks(List<PendingAck<T>> sending) {
         try {
-            settler.report(sending, calls.ackAll(Settler.jobsOf(sending)));
+            settler.report(sending, calls.ackAll(Settler.jobsOf(sending), settler.tokenFor(sending)));
             errorPauseNanos = 0;
         } catch (RuntimeException e) {
             acks.retryLater(sending, e);

@@ -7,6 +7,11 @@ import java.util.List;
  * The Redis calls a {@link DelayQueueWorker} makes, each one script call through the queue's package-private
  * hooks. The worker's mechanisms see the queue only through this, so their unit tests run without Redis.
  *
+ * <p>Each call is sent once: a failure is thrown at once, without the queue's connection retry. The worker's
+ * {@link Settler} and {@link DispatcherLoop} are its only retry layers; they resend a claim or an ack under the
+ * token of its first try, so the call's replay record recognises the resend (a lost reply is not a stale
+ * receipt). Nack, give back and renewal have no replay record: a resend of one that ran is refused as stale.
+ *
  * @param <T> the payload type
  */
 interface QueueCalls<T> {
@@ -17,14 +22,17 @@ interface QueueCalls<T> {
     /** Claims up to {@code max} jobs, acking {@code acks} in the same call; see {@link DelayQueue#claimBatch}. */
     ClaimBatch<T> claim(int max, List<Job<T>> acks, String token);
 
-    /** A fresh token naming one claim call (a resend reuses it). */
+    /** A fresh token naming one claim or ack call (a resend reuses it). */
     String newToken();
 
-    /** Acks jobs, one result per job; too few replicas is logged, not thrown. */
-    List<Boolean> ackAll(List<Job<T>> jobs);
+    /**
+     * Acks jobs (at most {@link DelayQueue#MAX_ACKS}) as the call named {@code token}, one result per job; too
+     * few replicas is logged, not thrown.
+     */
+    List<Boolean> ackAll(List<Job<T>> jobs, String token);
 
-    /** Acks one job; false when its receipt is stale. */
-    boolean ack(Job<T> job);
+    /** Acks one job as the call named {@code token}; false when its receipt is stale. */
+    boolean ack(Job<T> job, String token);
 
     /** Reports a failed run with the queue's backoff; false when the receipt is stale. */
     boolean nack(Job<T> job, String error);
@@ -38,8 +46,9 @@ interface QueueCalls<T> {
     /** Refreshes the queue's registry entry (rate-limited; a failed write is ignored). */
     default void heartbeat() {}
 
-    /** The calls of a real queue. */
+    /** The calls of a real queue, each sent once ({@link DelayQueue.WorkerHooks}). */
     static <T> QueueCalls<T> of(DelayQueue<T> queue) {
+        DelayQueue<T>.WorkerHooks hooks = queue.workerHooks();
         return new QueueCalls<>() {
             @Override
             public String name() {
@@ -53,37 +62,37 @@ interface QueueCalls<T> {
 
             @Override
             public ClaimBatch<T> claim(int max, List<Job<T>> acks, String token) {
-                return queue.claimBatch(max, acks, token);
+                return hooks.claimBatch(max, acks, token);
             }
 
             @Override
             public String newToken() {
-                return DelayQueue.newToken();
+                return queue.callToken();
             }
 
             @Override
-            public List<Boolean> ackAll(List<Job<T>> jobs) {
-                return queue.ackAll(jobs, false);
+            public List<Boolean> ackAll(List<Job<T>> jobs, String token) {
+                return hooks.ackAll(jobs, false, token);
             }
 
             @Override
-            public boolean ack(Job<T> job) {
-                return queue.ack(job);
+            public boolean ack(Job<T> job, String token) {
+                return hooks.ack(job, token);
             }
 
             @Override
             public boolean nack(Job<T> job, String error) {
-                return queue.nack(job, error, null);
+                return hooks.nack(job, error, null);
             }
 
             @Override
             public boolean giveBack(Job<T> job) {
-                return queue.reschedule(job, Duration.ZERO, null);
+                return hooks.reschedule(job, Duration.ZERO, null);
             }
 
             @Override
             public List<Boolean> extendAll(List<Job<T>> jobs) {
-                return queue.extendAll(jobs);
+                return hooks.extendAll(jobs);
             }
         };
     }

@@ -8,11 +8,15 @@ import org.slf4j.LoggerFactory;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
- * Settles a worker's jobs in Redis (ack, nack, give back) and is the worker's one retry layer: a settlement
- * that fails is tried {@value #TRIES} times in all, {@code 100 ms × failures} apart; then it is given up with
- * one WARN and the job is redelivered after its visibility timeout. Acks sent in batches by the dispatcher
- * count their failures with the same rule ({@link #tryAgain}). A settlement Redis refuses (a stale receipt) is
- * one WARN and is not retried.
+ * Settles a worker's jobs in Redis (ack, nack, give back) and is the worker's one retry layer for them: the
+ * calls it makes are sent once each ({@link QueueCalls}: no retry of the queue's own inside), and a settlement
+ * that fails is tried {@value #TRIES} times in all, the pauses doubling from 50 ms to 1 s (about 9.5 s in all,
+ * so a restart of Redis and its {@code LOADING} phase are ridden out, as the queue's own retry does); then it
+ * is given up with one WARN and the job is redelivered after its visibility timeout. An ack is resent under
+ * the token of its first try, so its replay record recognises it when the first try's reply was lost. Acks
+ * sent in batches by the dispatcher count their failures with the same rule ({@link #tryAgain}) and keep their
+ * token while the batch is resent unchanged ({@link #tokenFor}). A settlement Redis refuses (a stale receipt)
+ * is one WARN and is not retried.
  *
  * <p>Which failures are worth another try is decided in one place, {@link #retryable(RuntimeException)}.
  * Threadsafe (stateless apart from its collaborators).
@@ -21,8 +25,12 @@ import redis.clients.jedis.exceptions.JedisException;
  */
 final class Settler<T> {
     private static final Logger LOG = LoggerFactory.getLogger(DelayQueueWorker.class);
-    /** Tries per settlement, the first included. */
-    static final int TRIES = 3;
+    /** Tries per settlement, the first included: the pauses between them add up to 9.55 s. */
+    static final int TRIES = 14;
+    /** The pause after the first failure; it doubles after each further one, up to {@link #MAX_PAUSE_MS}. */
+    static final long FIRST_PAUSE_MS = 50;
+    /** The longest pause between two tries. */
+    static final long MAX_PAUSE_MS = 1_000;
 
     /** How a settlement ended. */
     enum Outcome {
@@ -74,9 +82,9 @@ final class Settler<T> {
         return failures < TRIES && retryable(e);
     }
 
-    /** The pause before the next try after {@code failures} failures. */
+    /** The pause before the next try after {@code failures} failures (at least 1). */
     static long pauseMillis(int failures) {
-        return 100L * failures;
+        return failures > 5 ? MAX_PAUSE_MS : Math.min(MAX_PAUSE_MS, FIRST_PAUSE_MS << (failures - 1));
     }
 
     /** Runs {@code action} (true: applied, false: refused) with the retries above; {@code what} names it. */
@@ -107,9 +115,10 @@ final class Settler<T> {
         return o;
     }
 
-    /** Acks one job now. */
+    /** Acks one job now; every try is the call named by one token. */
     Outcome ack(Job<T> job) {
-        return settle(job, () -> calls.ack(job), "ack");
+        String token = calls.newToken();
+        return settle(job, () -> calls.ack(job, token), "ack");
     }
 
     /** Nacks a job with the queue's backoff (or dead-letters it when it used its attempts). */
@@ -124,9 +133,10 @@ final class Settler<T> {
     void sendAcks(List<PendingAck<T>> pending) {
         for (int from = 0; from < pending.size(); from += DelayQueue.MAX_ACKS) {
             List<PendingAck<T>> chunk = pending.subList(from, Math.min(pending.size(), from + DelayQueue.MAX_ACKS));
+            String token = tokenFor(chunk);
             for (; ; ) {
                 try {
-                    report(chunk, calls.ackAll(jobsOf(chunk)));
+                    report(chunk, calls.ackAll(jobsOf(chunk), token));
                     break;
                 } catch (RuntimeException e) {
                     int failures = 0;
@@ -140,6 +150,27 @@ final class Settler<T> {
                 }
             }
         }
+    }
+
+    /**
+     * The token to send {@code acks} under: the one of their last call when they are exactly that call's acks
+     * (a resend of the same call, which its replay record recognises), else a fresh one, which they keep.
+     */
+    String tokenFor(List<PendingAck<T>> acks) {
+        String last = acks.isEmpty() ? null : acks.get(0).token;
+        boolean same = last != null;
+        for (int i = 0; same && i < acks.size(); i++) {
+            same = last.equals(acks.get(i).token) && acks.get(i).sentWith == acks.size();
+        }
+        if (same) {
+            return last;
+        }
+        String token = calls.newToken();
+        for (PendingAck<T> a : acks) {
+            a.token = token;
+            a.sentWith = acks.size();
+        }
+        return token;
     }
 
     /** Reports each ack's result on its own, as {@link #settle} does for one. */
@@ -187,6 +218,8 @@ final class Settler<T> {
         final Job<T> job;
         final long since;
         int failures;
+        String token; // the token of the last call that sent this ack alone, or null
+        int sentWith; // how many acks that call sent
 
         PendingAck(Job<T> job, long since) {
             this.job = job;

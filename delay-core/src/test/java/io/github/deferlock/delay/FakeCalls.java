@@ -50,14 +50,15 @@ final class FakeCalls implements QueueCalls<String> {
     }
 
     @Override
-    public synchronized List<Boolean> ackAll(List<Job<String>> jobs) {
-        record("ackAll", jobs, 0, null);
+    public synchronized List<Boolean> ackAll(List<Job<String>> jobs, String token) {
+        record("ackAll", jobs, 0, token);
         return results(jobs);
     }
 
     @Override
-    public boolean ack(Job<String> job) {
-        return one("ack", job);
+    public synchronized boolean ack(Job<String> job, String token) {
+        record("ack", List.of(job), 0, token);
+        return !stale.contains(job.id());
     }
 
     @Override

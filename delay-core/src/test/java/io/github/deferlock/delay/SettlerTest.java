@@ -28,16 +28,37 @@ final class SettlerTest {
         calls.failures.add(new JedisConnectionException("reset"));
         assertThat(settler.nack(FakeCalls.job("a", 1), "boom")).isEqualTo(Outcome.DONE);
         assertThat(calls.calls("nack")).hasSize(3);
-        assertThat(pauses).containsExactly(100L, 200L);
+        assertThat(pauses).containsExactly(50L, 100L);
     }
 
     @Test
-    void settle_failsEveryTry_givenUpAfterThree() {
-        for (int i = 0; i < 5; i++) {
+    void settle_failsEveryTry_givenUpAfterItsBudget_aboutTenSecondsOfPauses() {
+        for (int i = 0; i < Settler.TRIES + 5; i++) {
             calls.failures.add(new DelayQueueException("down"));
         }
         assertThat(settler.ack(FakeCalls.job("a", 1))).isEqualTo(Outcome.FAILED);
         assertThat(calls.calls("ack")).hasSize(Settler.TRIES);
+        assertThat(pauses)
+                .startsWith(50L, 100L, 200L, 400L, 800L, 1000L)
+                .hasSize(Settler.TRIES - 1)
+                .allMatch(ms -> ms <= Settler.MAX_PAUSE_MS);
+        // as long as the queue's own retry waits out LOADING (a restarted Redis loading its data set)
+        assertThat(pauses.stream().mapToLong(Long::longValue).sum()).isBetween(9_000L, 10_000L);
+    }
+
+    @Test
+    void ack_everyTrySentUnderTheFirstTrysToken() {
+        calls.failures.add(new DelayQueueException("down"));
+        calls.failures.add(new DelayQueueException("down"));
+        assertThat(settler.ack(FakeCalls.job("a", 1))).isEqualTo(Outcome.DONE);
+        assertThat(calls.calls("ack"))
+                .hasSize(3)
+                .extracting(FakeCalls.Call::token)
+                .containsOnly("t1");
+        assertThat(settler.ack(FakeCalls.job("b", 1))).isEqualTo(Outcome.DONE);
+        assertThat(calls.calls("ack").get(3).token())
+                .as("another ack, another token")
+                .isEqualTo("t2");
     }
 
     @Test
@@ -83,15 +104,36 @@ final class SettlerTest {
         assertThat(sent)
                 .extracting(c -> c.jobIds().size())
                 .containsExactly(DelayQueue.MAX_ACKS, DelayQueue.MAX_ACKS, 3);
-        assertThat(pauses).containsExactly(100L);
+        assertThat(pauses).containsExactly(50L);
         assertThat(pending).allMatch(a -> a.job.isSettled());
+        assertThat(sent.get(0).token())
+                .as("the failed chunk is resent as the same call")
+                .isEqualTo(sent.get(1).token());
+        assertThat(sent.get(2).token()).isNotEqualTo(sent.get(0).token());
     }
 
     @Test
-    void tryAgain_threeTriesInAll() {
+    void tokenFor_sameAcksResentKeepTheirToken_otherwiseAFreshOne() {
+        List<PendingAck<String>> acks = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            acks.add(new PendingAck<>(FakeCalls.job("j" + i, 1), 0));
+        }
+        String first = settler.tokenFor(acks);
+        assertThat(settler.tokenFor(acks)).as("the same call resent").isEqualTo(first);
+        assertThat(settler.tokenFor(acks.subList(0, 2)))
+                .as("fewer acks: another call")
+                .isNotEqualTo(first);
+        List<PendingAck<String>> more = new ArrayList<>(acks.subList(0, 2));
+        more.add(new PendingAck<>(FakeCalls.job("new", 1), 0));
+        assertThat(settler.tokenFor(more)).as("other acks: another call").isNotEqualTo(first);
+    }
+
+    @Test
+    void tryAgain_fourteenTriesInAll() {
         RuntimeException e = new DelayQueueException("down");
         assertThat(Settler.tryAgain(e, 1)).isTrue();
-        assertThat(Settler.tryAgain(e, 2)).isTrue();
-        assertThat(Settler.tryAgain(e, 3)).isFalse();
+        assertThat(Settler.tryAgain(e, Settler.TRIES - 1)).isTrue();
+        assertThat(Settler.tryAgain(e, Settler.TRIES)).isFalse();
+        assertThat(Settler.tryAgain(new IllegalStateException("bug"), 1)).isFalse();
     }
 }

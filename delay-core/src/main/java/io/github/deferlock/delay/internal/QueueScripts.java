@@ -49,6 +49,7 @@ public final class QueueScripts {
     private final QueueTransport transport;
     private final QueueKeys keys;
     private final JobIds tokens;
+    private final QueueScripts once;
     private volatile boolean enqueuePreloaded;
 
     /**
@@ -58,6 +59,23 @@ public final class QueueScripts {
         this.transport = transport;
         this.keys = keys;
         this.tokens = tokens;
+        this.once = new QueueScripts(this);
+    }
+
+    /** The view of {@code of} over {@link QueueTransport#once()}. */
+    private QueueScripts(QueueScripts of) {
+        this.transport = of.transport.once();
+        this.keys = of.keys;
+        this.tokens = of.tokens;
+        this.once = this;
+    }
+
+    /**
+     * These scripts with each call sent once ({@link QueueTransport#once()}): for the worker, whose settler and
+     * dispatcher are its retry layers and resend a write under the same replay token.
+     */
+    public QueueScripts once() {
+        return once;
     }
 
     /** One receipt to present: a claimed job's id and the receipt of its claim. */
@@ -217,6 +235,16 @@ public final class QueueScripts {
      * result per receipt: true when acked, false when stale.
      */
     public List<Boolean> ack(String op, List<Receipt> receipts, String stored, boolean strict) {
+        return ack(op, receipts, stored, strict, null);
+    }
+
+    /**
+     * {@link #ack(String, List, String, boolean)} as the call named {@code token} (null: a fresh one): a resend
+     * of the same receipts under the same token within {@link #REPLAY_TTL_MS} is answered with the first call's
+     * results, so an ack whose reply was lost is reported acked, not stale. Past {@link #MAX_ACKS} receipts each
+     * further call is named {@code token.<n>}.
+     */
+    public List<Boolean> ack(String op, List<Receipt> receipts, String stored, boolean strict, String token) {
         List<List<byte[]>> chunkKeys = new ArrayList<>();
         List<List<byte[]>> chunks = new ArrayList<>();
         for (int from = 0; from < receipts.size(); from += MAX_ACKS) {
@@ -224,7 +252,8 @@ public final class QueueScripts {
             chunk.add(REPLAY_TTL);
             addReceipts(chunk, receipts.subList(from, Math.min(receipts.size(), from + MAX_ACKS)));
             chunks.add(chunk);
-            chunkKeys.add(List.of(keys.jobs(), keys.inflight(), keys.errors(), keys.replay(tokens.next())));
+            String name = token == null ? tokens.next() : from == 0 ? token : token + "." + from / MAX_ACKS;
+            chunkKeys.add(List.of(keys.jobs(), keys.inflight(), keys.errors(), keys.replay(name)));
         }
         List<Object> replies = chunks.size() == 1
                 ? List.of(transport.runAndWait(op, ACK, chunkKeys.get(0), chunks.get(0), stored, strict))

@@ -16,7 +16,8 @@ import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * How one queue's script calls reach Redis, over the shared plumbing of redis-support: {@link Retry} on a
- * connection error, {@link ReplicatedCall} for pipelines and for {@code WAIT} when the queue waits for replicas
+ * connection error (or, through the view {@link #once()}, no retry: for the worker, whose settler and
+ * dispatcher resend on their own), {@link ReplicatedCall} for pipelines and for {@code WAIT} when the queue waits for replicas
  * (on the same connection as the write), the {@link Topology}'s publish flag, and failures thrown as {@link
  * DelayQueueException} naming the call and the queue. Knows nothing of what the scripts do ({@link
  * QueueScripts} does). Threadsafe.
@@ -30,6 +31,8 @@ public final class QueueTransport {
     private final ReplicatedCall replicated;
     private final int replicas; // 0: no WAIT
     private final Duration replicaTimeout;
+    private final boolean retry; // false: each call is sent once (the view for the worker)
+    private final QueueTransport once;
 
     /**
      * @param replicas the replicas a write must reach, 0 for no {@code WAIT}
@@ -42,6 +45,30 @@ public final class QueueTransport {
         this.replicas = replicas;
         this.replicaTimeout = replicas > 0 ? replicaTimeout : Duration.ZERO;
         this.replicated = new ReplicatedCall(topology, replicas, this.replicaTimeout);
+        this.retry = true;
+        this.once = new QueueTransport(this);
+    }
+
+    /** The view of {@code of} that sends each call once. */
+    private QueueTransport(QueueTransport of) {
+        this.redis = of.redis;
+        this.queue = of.queue;
+        this.topology = of.topology;
+        this.replicas = of.replicas;
+        this.replicaTimeout = of.replicaTimeout;
+        this.replicated = of.replicated;
+        this.retry = false;
+        this.once = this;
+    }
+
+    /**
+     * This transport without {@link Retry}: each call is sent once (a {@code NOSCRIPT} reply is still answered
+     * with the script's body, and {@link ReplicatedCall} still resends once after a cluster slot move), and a
+     * failure is thrown at once. For callers that are their own retry layer and resend a write under the same
+     * replay token (the worker's settler and dispatcher), so that retries do not multiply.
+     */
+    public QueueTransport once() {
+        return once;
     }
 
     /** The client. */
@@ -55,12 +82,13 @@ public final class QueueTransport {
     }
 
     /**
-     * Runs {@code body}, again after a connection error (only for calls that are safe to repeat); a Redis
-     * failure is a {@link DelayQueueException} that names {@code op} and the queue.
+     * Runs {@code body}, again after a connection error (only for calls that are safe to repeat; not in the
+     * view {@link #once()}); a Redis failure is a {@link DelayQueueException} that names {@code op} and the
+     * queue.
      */
     public <R> R call(String op, Supplier<R> body) {
         try {
-            return Retry.CONNECTION_ERRORS.call(body);
+            return retry ? Retry.CONNECTION_ERRORS.call(body) : body.get();
         } catch (JedisException e) {
             throw new DelayQueueException(op + " failed on queue '" + queue + "': " + e.getMessage(), e);
         }
