@@ -109,7 +109,7 @@ final class RegistryClusterAndAclIT {
             try (Jedis admin = server.newConnection()) {
                 // only the start-up eviction checks (INFO, CONFIG GET) of RedisLocks and the worker
                 assertThat(admin.aclLog()).as("commands the ACL denied").allSatisfy(e -> assertThat(e.getObject())
-                        .isIn("info", "config|get"));
+                        .isIn("info", "config|get", "config")); // Redis 6.2 logs a denied CONFIG GET as "config"
                 admin.aclDelUser("app");
             }
         }

@@ -118,8 +118,15 @@ public final class KafkaBroker implements AutoCloseable {
 
     private static boolean hasLeaders(Admin admin, String topic, int partitions)
             throws InterruptedException, ExecutionException {
-        TopicDescription d =
-                admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
+        TopicDescription d;
+        try {
+            d = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException) {
+                return false; // created, but its metadata has not reached the broker's cache yet
+            }
+            throw e;
+        }
         return d != null
                 && d.partitions().size() == partitions
                 && d.partitions().stream()
