@@ -2,13 +2,13 @@ package io.github.deferlock.cli;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.deferlock.delay.QueueStats;
 import io.github.deferlock.inspect.DeadLetterPage;
 import io.github.deferlock.inspect.DeadLetterView;
 import io.github.deferlock.inspect.IdActionResult;
 import io.github.deferlock.inspect.JobView;
 import io.github.deferlock.inspect.LockView;
 import io.github.deferlock.inspect.PayloadPreview;
-import io.github.deferlock.inspect.QueueStats;
 import io.github.deferlock.inspect.RegistryEntry;
 import java.time.Instant;
 import java.util.List;

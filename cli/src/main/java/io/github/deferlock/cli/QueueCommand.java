@@ -1,6 +1,6 @@
 package io.github.deferlock.cli;
 
-import io.github.deferlock.inspect.QueueStats;
+import io.github.deferlock.delay.QueueStats;
 import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;

@@ -63,7 +63,7 @@ public final class DashboardServlet extends HttpServlet {
     private DashboardServlet(Builder b) {
         Inspector inspector =
                 b.inspector != null ? b.inspector : Inspector.builder(b.redis).build();
-        this.overview = new QueueOverview(inspector, b.redis);
+        this.overview = new QueueOverview(inspector);
         this.refreshInterval = Require.orDefault(b.refreshInterval, Duration.ofSeconds(2));
         Clock clock = Require.orDefault(b.clock, Clock.systemUTC());
         this.sampler =

@@ -1,12 +1,17 @@
 package io.github.deferlock.dashboard;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.github.deferlock.delay.DeadLetter;
+import io.github.deferlock.delay.Job;
 import io.github.deferlock.delay.JobState;
+import io.github.deferlock.delay.QueueStats;
 import io.github.deferlock.testing.RedisExtension;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -41,6 +46,54 @@ final class DashboardHttpIT {
             assertThat(queues.get(0).get("due").asLong()).isEqualTo(w.emails.size(JobState.DUE));
             assertThat(d.getJson("api/queues").get("lockPrefixes").get(0).asText())
                     .isEqualTo("lock:");
+        }
+    }
+
+    @Test
+    void rates_areTheQueuesCounters_overTheSamplingInterval(UnifiedJedis redis) {
+        try (Workload w = Workload.write(redis);
+                RunningDashboard d = new RunningDashboard(redis, b -> b)) {
+            String history = "api/history?queue=" + Workload.ORDERS;
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> d.getJson(history).get("samples").size() >= 1);
+            QueueStats before = w.orders.stats();
+            // after the first sample: 25 enqueued (one id twice: stored once), 7 acked, 2 dead-lettered
+            for (int i = 0; i < 24; i++) {
+                w.orders.enqueue("rate-" + i, "x", Duration.ZERO);
+            }
+            w.orders.enqueue("rate-0", "again", Duration.ZERO);
+            w.orders.enqueue("rate-24", "x", Duration.ZERO);
+            List<Job<String>> claimed = new ArrayList<>();
+            await().atMost(Duration.ofSeconds(30)).until(() -> {
+                claimed.addAll(w.orders.claim(9 - claimed.size()));
+                return claimed.size() == 9;
+            });
+            assertThat(w.orders.ackAll(claimed.subList(0, 7))).containsOnly(true);
+            assertThat(w.orders.deadLetter(claimed.get(7), "no")).isTrue();
+            assertThat(w.orders.deadLetter(claimed.get(8), "no")).isTrue();
+            QueueStats after = w.orders.stats();
+            assertThat(after.enqueued() - before.enqueued()).isEqualTo(25);
+            assertThat(after.acked() + after.deadLettered() - before.acked() - before.deadLettered())
+                    .isEqualTo(9);
+
+            // the rates, integrated over the samples' intervals, add up to exactly what happened
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+                JsonNode samples = d.getJson(history).get("samples");
+                double enqueued = 0;
+                double handled = 0;
+                for (int i = 1; i < samples.size(); i++) {
+                    double seconds = (samples.get(i).get("t").asLong()
+                                    - samples.get(i - 1).get("t").asLong())
+                            / 1000.0;
+                    enqueued += samples.get(i).get("enqueuedPerSec").asDouble() * seconds;
+                    handled += samples.get(i).get("handledPerSec").asDouble() * seconds;
+                }
+                assertThat(enqueued).isCloseTo(25, within(1e-6));
+                assertThat(handled).isCloseTo(9, within(1e-6));
+            });
+            JsonNode orders = d.getJson("api/queues").get("queues").get(1);
+            assertThat(orders.get("name").asText()).isEqualTo(Workload.ORDERS);
+            assertThat(orders.get("enqueuedPerSec").isNumber()).isTrue();
         }
     }
 

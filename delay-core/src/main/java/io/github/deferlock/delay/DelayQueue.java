@@ -724,6 +724,37 @@ public final class DelayQueue<T> {
     }
 
     /**
+     * This queue's sizes, oldest due age and monotonic counters (enqueued, acked, dead-lettered), in one
+     * read-only script call: what gauges and dashboards read. Cheap (a few {@code ZCARD}s, one {@code ZCOUNT},
+     * one {@code HMGET}) but not free: read it every few seconds, not per job.
+     *
+     * @throws DelayQueueException when Redis fails
+     */
+    public QueueStats stats() {
+        return QueueStats.of(name(), scripts.stats());
+    }
+
+    /**
+     * {@link #stats()} of the queue {@code name} without building a queue: for tools that watch queues they do
+     * not own (a queue that does not exist has every count zero).
+     *
+     * @throws NullPointerException when {@code redis} or {@code name} is null
+     * @throws IllegalArgumentException when {@code name} is not a valid queue name (docs/names.md)
+     * @throws DelayQueueException when Redis fails
+     */
+    public static QueueStats stats(UnifiedJedis redis, String name) {
+        Require.notNull("redis", redis);
+        Require.notNull("name", name);
+        Names.requireValid(Names.Kind.QUEUE_NAME, name);
+        try {
+            return QueueStats.of(name, (List<?>)
+                    QueueScripts.statsScript().run(redis, QueueScripts.statsKeys(QueueKeys.of(name)), List.of()));
+        } catch (redis.clients.jedis.exceptions.JedisException e) {
+            throw new DelayQueueException("cannot read the stats of queue '" + name + "': " + e.getMessage(), e);
+        }
+    }
+
+    /**
      * The dead letters of this queue: list, requeue, purge and count them, e.g. {@code
      * queue.deadLetters().requeueAll()}.
      */

@@ -3,6 +3,7 @@ package io.github.deferlock.inspect;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.github.deferlock.delay.DelayQueue;
 import io.github.deferlock.delay.JobInfo;
+import io.github.deferlock.delay.QueueStats;
 import io.github.deferlock.inspect.internal.EnvelopeText;
 import io.github.deferlock.inspect.internal.InspectLua;
 import io.github.deferlock.inspect.internal.LockKeys;
@@ -53,7 +54,6 @@ import redis.clients.jedis.exceptions.JedisException;
 public final class Inspector {
     private static final Logger LOG = LoggerFactory.getLogger(Inspector.class);
 
-    private static final Script STATS = InspectLua.load("stats");
     private static final Script DEAD_PAGE = InspectLua.load("dead_page");
     private static final Script ENVELOPE_START = InspectLua.load("envelope_start");
     private static final Script PURGE_IDS = InspectLua.load("purge_ids");
@@ -185,27 +185,15 @@ public final class Inspector {
     // ---------------------------------------------------------------- queues
 
     /**
-     * One queue's counts, in one script call. A queue that does not exist has all counts zero.
+     * One queue's counts and counters: {@link DelayQueue#stats(UnifiedJedis, String)}, one read-only script call.
+     * A queue that does not exist has every count zero.
      *
      * @throws IllegalArgumentException when {@code queue} is not a valid queue name (docs/names.md)
      * @throws InspectException when Redis fails
      */
     public QueueStats queueStats(String queue) {
-        String p = queuePrefix(queue);
-        List<?> r = (List<?>) call(
-                "read the stats of queue '" + queue + "'",
-                () -> STATS.run(redis, List.of(bytes(p + "due"), bytes(p + "inflight"), bytes(p + "dead")), List.of()));
-        long now = (Long) r.get(0);
-        long head = (Long) r.get(5);
-        Duration age = head >= 0 && head < now ? Duration.ofMillis(now - head) : Duration.ZERO;
-        return new QueueStats(
-                queue,
-                (Long) r.get(1),
-                (Long) r.get(2),
-                (Long) r.get(3),
-                (Long) r.get(4),
-                age,
-                Instant.ofEpochMilli(now));
+        queuePrefix(queue); // the inspector's own name check and wording
+        return call("read the stats of queue '" + queue + "'", () -> DelayQueue.stats(redis, queue));
     }
 
     /**

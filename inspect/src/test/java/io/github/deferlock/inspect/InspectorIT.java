@@ -10,6 +10,7 @@ import io.github.deferlock.delay.DelayQueueWorker;
 import io.github.deferlock.delay.Job;
 import io.github.deferlock.delay.JobState;
 import io.github.deferlock.delay.NewJob;
+import io.github.deferlock.delay.QueueStats;
 import io.github.deferlock.lock.DistributedLock;
 import io.github.deferlock.lock.LockLease;
 import io.github.deferlock.lock.RedisLocks;
@@ -104,6 +105,9 @@ final class InspectorIT {
         assertThat(s.due()).isEqualTo(3);
         assertThat(s.inFlight()).isEqualTo(1);
         assertThat(s.dead()).isEqualTo(2);
+        assertThat(s.enqueued()).isEqualTo(7);
+        assertThat(s.deadLettered()).isEqualTo(2);
+        assertThat(s.acked()).isZero();
         assertThat(s.oldestDueAge()).isGreaterThanOrEqualTo(Duration.ZERO).isLessThan(Duration.ofMinutes(1));
         assertThat(s.at())
                 .isBetween(Instant.now().minusSeconds(60), Instant.now().plusSeconds(60));

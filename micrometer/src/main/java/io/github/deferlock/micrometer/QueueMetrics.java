@@ -40,10 +40,16 @@ import org.slf4j.LoggerFactory;
  *   <tr><td>{@code deferlock.queue.in.flight}</td><td>gauge ({@link #monitor})</td><td>jobs claimed and not settled</td></tr>
  *   <tr><td>{@code deferlock.queue.dead}</td><td>gauge ({@link #monitor})</td><td>dead letters held</td></tr>
  *   <tr><td>{@code deferlock.queue.oldest.due.age}</td><td>time gauge ({@link #monitor})</td><td>how long the earliest due job has been due</td></tr>
+ *   <tr><td>{@code deferlock.queue.total.enqueued}</td><td>function counter ({@link #monitor})</td><td>jobs stored by any client of the queue: its counter in Redis</td></tr>
+ *   <tr><td>{@code deferlock.queue.total.acked}</td><td>function counter ({@link #monitor})</td><td>jobs acked by any worker of the queue</td></tr>
+ *   <tr><td>{@code deferlock.queue.total.dead.lettered}</td><td>function counter ({@link #monitor})</td><td>jobs moved to the dead letters by any client</td></tr>
  * </table>
  *
- * <p>The gauges read Redis at most once per {@link Builder#gaugeRefresh} per queue (default 5 s), whatever the
- * scrape rate; a failed read shows as NaN until the next one succeeds. Queue names are the only per-queue tag;
+ * <p>The event meters count what this process saw. The {@code total} counters are the queue's own counters in
+ * Redis, kept by its scripts: every process is counted, and every instance that monitors the queue reports the
+ * same value (aggregate them with max, not sum). The gauges and {@code total} counters read Redis with one script
+ * call ({@code DelayQueue.stats()}) at most once per {@link Builder#gaugeRefresh} per queue (default 5 s),
+ * whatever the scrape rate; a failed read shows the gauges as NaN until the next one succeeds. Queue names are the only per-queue tag;
  * past {@link Builder#maxQueues} distinct names (default 100) further queues share the tag {@code queue=_other},
  * so the meter count stays bounded. Threadsafe; the builder is not.
  */
@@ -82,7 +88,8 @@ public final class QueueMetrics implements QueueListener, MeterBinder {
 
     /**
      * Publishes the gauges {@code deferlock.queue.due}, {@code .in.flight}, {@code .dead} and {@code
-     * .oldest.due.age} of {@code queue}. Monitoring a queue of the same name again does nothing.
+     * .oldest.due.age} and the counters {@code deferlock.queue.total.enqueued}, {@code .total.acked} and {@code
+     * .total.dead.lettered} of {@code queue}. Monitoring a queue of the same name again does nothing.
      *
      * @return this
      * @throws NullPointerException when {@code queue} is null

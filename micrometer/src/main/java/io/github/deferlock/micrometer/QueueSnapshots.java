@@ -1,7 +1,7 @@
 package io.github.deferlock.micrometer;
 
 import io.github.deferlock.delay.DelayQueue;
-import io.github.deferlock.delay.JobState;
+import io.github.deferlock.delay.QueueStats;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.locks.ReentrantLock;
@@ -9,17 +9,37 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The sizes of one queue, read from Redis at most once per refresh interval: a registry may scrape every second
- * and four gauges read them, but Redis is asked once. A reading that fails is NaN until the next one works.
+ * The sizes and counters of one queue ({@link DelayQueue#stats()}: one script call), read from Redis at most once
+ * per refresh interval: a registry may scrape every second and seven meters read them, but Redis is asked once. A
+ * reading that fails shows the sizes as NaN until the next one works; the counters keep their last value.
  */
 final class QueueSnapshots {
 
     private static final Logger LOG = LoggerFactory.getLogger(QueueSnapshots.class);
 
-    /** One reading; NaN everywhere when Redis could not be read. */
-    record Snapshot(double due, double inFlight, double dead, double oldestDueAgeMillis, long readAtMillis) {
-        static Snapshot failed(long at) {
-            return new Snapshot(Double.NaN, Double.NaN, Double.NaN, Double.NaN, at);
+    /** One reading; sizes NaN when Redis could not be read, counters NaN until the first reading works. */
+    record Snapshot(
+            double due,
+            double inFlight,
+            double dead,
+            double oldestDueAgeMillis,
+            double enqueued,
+            double acked,
+            double deadLettered,
+            long readAtMillis) {
+        static Snapshot failed(Snapshot previous, long at) {
+            return previous == null
+                    ? new Snapshot(
+                            Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, at)
+                    : new Snapshot(
+                            Double.NaN,
+                            Double.NaN,
+                            Double.NaN,
+                            Double.NaN,
+                            previous.enqueued(),
+                            previous.acked(),
+                            previous.deadLettered(),
+                            at);
         }
     }
 
@@ -45,14 +65,14 @@ final class QueueSnapshots {
         }
         if (!reading.tryLock()) {
             // another thread is reading: use what we have rather than queue up behind it
-            return s != null ? s : Snapshot.failed(now);
+            return s != null ? s : Snapshot.failed(null, now);
         }
         try {
             s = last;
             if (s != null && now - s.readAtMillis() < refreshMillis) {
                 return s;
             }
-            last = read(now);
+            last = read(s, now);
             return last;
         } finally {
             reading.unlock();
@@ -64,18 +84,22 @@ final class QueueSnapshots {
         return reads;
     }
 
-    private Snapshot read(long now) {
+    private Snapshot read(Snapshot previous, long now) {
         reads++;
         try {
+            QueueStats stats = queue.stats();
             return new Snapshot(
-                    queue.size(JobState.DUE),
-                    queue.size(JobState.IN_FLIGHT),
-                    queue.size(JobState.DEAD),
-                    queue.oldestDueAge().toNanos() / 1e6,
+                    stats.waiting(),
+                    stats.inFlight(),
+                    stats.dead(),
+                    stats.oldestDueAge().toNanos() / 1e6,
+                    stats.enqueued(),
+                    stats.acked(),
+                    stats.deadLettered(),
                     now);
         } catch (RuntimeException e) {
-            LOG.debug("cannot read the sizes of queue '{}'", queue.name(), e);
-            return Snapshot.failed(now);
+            LOG.debug("cannot read the stats of queue '{}'", queue.name(), e);
+            return Snapshot.failed(previous, now);
         }
     }
 }

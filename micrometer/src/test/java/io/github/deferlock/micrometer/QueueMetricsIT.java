@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.RedisClient;
 
 @ExtendWith(RedisExtension.class)
@@ -87,6 +88,22 @@ final class QueueMetricsIT {
         clock.advance(Duration.ofSeconds(5));
         assertThat(gauge("deferlock.queue.due")).isEqualTo(4);
         assertThat(snapshots.reads()).isEqualTo(2);
+        assertThat(total("deferlock.queue.total.enqueued")).isEqualTo(6);
+        assertThat(total("deferlock.queue.total.acked")).isZero();
+        assertThat(total("deferlock.queue.total.dead.lettered")).isEqualTo(1);
+
+        // one refresh of all seven meters is one script call, nothing else
+        assertThat(queue.ack(claimed.get(1))).isTrue();
+        resetCommandStats(redis);
+        clock.advance(Duration.ofSeconds(5));
+        assertThat(total("deferlock.queue.total.acked")).isEqualTo(1);
+        assertThat(gauge("deferlock.queue.in.flight")).isZero();
+        assertThat(gauge("deferlock.queue.dead")).isEqualTo(1);
+        assertThat(snapshots.reads()).isEqualTo(3);
+        assertThat(commandCalls(redis))
+                .as("commands Redis ran for one refresh: one script call (and what stats.lua runs inside it)")
+                .isEqualTo(java.util.Map.of(
+                        "evalsha", 1L, "time", 1L, "zrange", 1L, "hmget", 1L, "zcard", 3L, "zcount", 1L));
         // the queue's own events: 6 jobs stored, 1 dead-lettered by deadLetter(...)
         assertThat(registry.get("deferlock.queue.enqueued")
                         .tag("queue", "emails")
@@ -116,6 +133,28 @@ final class QueueMetricsIT {
             assertThat(gauge("deferlock.queue.due")).isNaN();
             server.restart();
         }
+    }
+
+    private double total(String name) {
+        return registry.get(name).tag("queue", "emails").functionCounter().count();
+    }
+
+    @SuppressWarnings("deprecation") // UnifiedJedis has no typed CONFIG RESETSTAT
+    private static void resetCommandStats(RedisClient redis) {
+        redis.sendCommand(Protocol.Command.CONFIG, "RESETSTAT");
+    }
+
+    /** {@code INFO commandstats}: calls per command since the last reset (the INFO call itself left out). */
+    private static java.util.Map<String, Long> commandCalls(RedisClient redis) {
+        java.util.Map<String, Long> calls = new java.util.TreeMap<>();
+        for (String line : redis.info("commandstats").split("\r\n")) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("^cmdstat_([^:]+):calls=(\\d+)")
+                    .matcher(line);
+            if (m.find() && !m.group(1).equals("info") && !m.group(1).equals("config|resetstat")) {
+                calls.put(m.group(1), Long.parseLong(m.group(2)));
+            }
+        }
+        return calls;
     }
 
     private static QueueSnapshots snapshotsOf(QueueMetrics metrics) throws Exception {

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.github.deferlock.conflict.LockRunner;
 import io.github.deferlock.conflict.OnConflict;
 import io.github.deferlock.delay.DelayQueue;
+import io.github.deferlock.delay.QueueStats;
 import io.github.deferlock.spring.EmailListener.Email;
 import io.github.deferlock.testing.RedisServer;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -109,6 +110,7 @@ final class ActuatorIT {
 
     @Test
     void endpoint_listsQueues_andMetersArePublished() {
+        QueueStats before = emails.stats();
         emails.enqueue(new Email("metrics:1"));
         emails.enqueue(new Email("metrics:later"), Duration.ofHours(1));
         await().atMost(Duration.ofSeconds(30)).until(() -> listener.handled().contains("metrics:1"));
@@ -119,10 +121,14 @@ final class ActuatorIT {
         Map<String, DeferlockEndpoint.QueueDescriptor> queues =
                 (Map<String, DeferlockEndpoint.QueueDescriptor>) body.get("queues");
         assertThat(queues).containsKeys("emails", "deferlock-deferred");
-        await().atMost(Duration.ofSeconds(10))
-                .until(() -> ((Map<?, ?>) endpoint.queues().get("queues"))
-                        .get("emails")
-                        .equals(new DeferlockEndpoint.QueueDescriptor(1, 0, 0, 0, true)));
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            QueueStats now = emails.stats();
+            assertThat(now.enqueued() - before.enqueued()).isGreaterThanOrEqualTo(2);
+            assertThat(now.acked() - before.acked()).isGreaterThanOrEqualTo(1);
+            assertThat(((Map<?, ?>) endpoint.queues().get("queues")).get("emails"))
+                    .isEqualTo(new DeferlockEndpoint.QueueDescriptor(
+                            1, 0, 0, 0, now.enqueued(), now.acked(), now.deadLettered(), true));
+        });
 
         assertThat(registry.get("deferlock.lock.acquired").timer().count()).isGreaterThanOrEqualTo(1);
         assertThat(registry.get("deferlock.conflict.processed").timer().count()).isGreaterThanOrEqualTo(1);

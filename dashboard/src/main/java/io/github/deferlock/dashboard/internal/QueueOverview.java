@@ -1,32 +1,28 @@
 package io.github.deferlock.dashboard.internal;
 
+import io.github.deferlock.delay.QueueStats;
 import io.github.deferlock.inspect.EntryKind;
 import io.github.deferlock.inspect.Inspector;
-import io.github.deferlock.inspect.QueueStats;
 import io.github.deferlock.inspect.RegistryEntry;
-import io.github.deferlock.redis.internal.QueueKeyspace;
 import java.util.ArrayList;
 import java.util.List;
-import redis.clients.jedis.UnifiedJedis;
 
 /**
- * Reads what the queue table and the charts show: every registered queue's counts (one script call each, from
- * the inspector) and its sequence counter (one {@code GET}, for the rate estimate of {@link RateSampler}), and
- * the registered lock prefixes. Threadsafe.
+ * Reads what the queue table and the charts show: every registered queue's counts and counters (one script call
+ * each, from the inspector; {@link RateSampler} makes rates of the counters), and the registered lock prefixes.
+ * Threadsafe.
  */
 public final class QueueOverview {
 
-    /** One queue: its registry entry, its counts and its sequence counter (-1 when unreadable). */
-    public record Row(RegistryEntry entry, QueueStats stats, long sequence) {
+    /** One queue: its registry entry and its counts. */
+    public record Row(RegistryEntry entry, QueueStats stats) {
         /** The counts as the sampler takes them. */
         RateSampler.Counts counts() {
             return new RateSampler.Counts(
                     stats.queue(),
-                    stats.waiting(),
-                    stats.inFlight(),
-                    stats.dead(),
                     stats.oldestDueAge().toMillis(),
-                    sequence);
+                    stats.enqueued(),
+                    stats.acked() + stats.deadLettered());
         }
     }
 
@@ -34,12 +30,10 @@ public final class QueueOverview {
     public record Snapshot(List<Row> queues, List<String> lockPrefixes) {}
 
     private final Inspector inspector;
-    private final UnifiedJedis redis;
 
-    /** An overview read through {@code inspector}, and {@code redis} for the sequence counters. */
-    public QueueOverview(Inspector inspector, UnifiedJedis redis) {
+    /** An overview read through {@code inspector}. */
+    public QueueOverview(Inspector inspector) {
         this.inspector = inspector;
-        this.redis = redis;
     }
 
     /** Reads the registry and every queue in it. */
@@ -52,7 +46,7 @@ public final class QueueOverview {
                 continue;
             }
             QueueStats stats = inspector.queueStats(entry.name());
-            rows.add(new Row(entry, stats, sequence(entry.name())));
+            rows.add(new Row(entry, stats));
         }
         rows.sort((a, b) -> a.entry().name().compareTo(b.entry().name()));
         return new Snapshot(rows, prefixes);
@@ -61,14 +55,5 @@ public final class QueueOverview {
     /** The sampler's input: every queue's counts. */
     public List<RateSampler.Counts> counts() {
         return read().queues().stream().map(Row::counts).toList();
-    }
-
-    private long sequence(String queue) {
-        try {
-            String value = redis.get(QueueKeyspace.prefix(queue) + "seq");
-            return value == null ? 0 : Long.parseLong(value);
-        } catch (RuntimeException e) {
-            return -1; // no permission to read it, or not a number: the rates are unknown
-        }
     }
 }

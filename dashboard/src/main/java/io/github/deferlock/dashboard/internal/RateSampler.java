@@ -11,21 +11,20 @@ import java.util.function.LongSupplier;
  * The charts' data: fed the queues' counts every refresh interval, it keeps per queue the last {@code history}
  * of samples — enqueued and handled per second, and lateness (the oldest due job's age).
  *
- * <p>delay-core keeps no enqueued or acked counters, so the rates are estimated from what Redis holds: the
- * queue's sequence counter {@code s} grows by one per enqueued job and one per claimed job ({@code Δs = E + C}),
- * and the waiting set changes by what is enqueued minus what is claimed ({@code Δw = E − C}) when no job goes
- * back to waiting in the interval. So {@code E = (Δs + Δw) / 2}, {@code C = (Δs − Δw) / 2}, and the handled
- * deliveries (acked, or failed to the dead letters) are {@code C − Δ(in flight)}. Retries, expired claims,
- * requeues and cancels in the interval make the estimate off by half their number; the page says "≈". Threadsafe.
+ * <p>The rates are exact: they are the differences, over the time between two readings, of the monotonic
+ * counters the queue's scripts keep ({@code QueueStats.enqueued()}, {@code acked()}, {@code deadLettered()}).
+ * Handled means settled for good: acked, or moved to the dead letters. A counter that went back (the queue's
+ * {@code stats} key deleted, Redis lost data) gives no rate rather than a wrong one. Threadsafe.
  */
 public final class RateSampler {
 
     /**
      * One reading of a queue.
      *
-     * @param sequence the queue's sequence counter, or -1 when unknown
+     * @param enqueued the queue's enqueued counter
+     * @param handled its acked plus dead-lettered counters
      */
-    public record Counts(String queue, long waiting, long inFlight, long dead, long oldestDueAgeMs, long sequence) {}
+    public record Counts(String queue, long oldestDueAgeMs, long enqueued, long handled) {}
 
     /** One point of a queue's charts; a rate is null when unknown (first reading, counter reset). */
     public record Sample(long t, Double enqueuedPerSec, Double handledPerSec, long latenessMs) {}
@@ -81,21 +80,16 @@ public final class RateSampler {
         Counts before = previous == null ? null : previous.counts();
         if (before == null
                 || now <= previous.atMs()
-                || before.sequence() < 0
-                || counts.sequence() < before.sequence()) {
+                || counts.enqueued() < before.enqueued()
+                || counts.handled() < before.handled()) {
             return new Sample(now, null, null, counts.oldestDueAgeMs());
         }
         double seconds = (now - previous.atMs()) / 1000.0;
-        long ds = counts.sequence() - before.sequence();
-        long dw = counts.waiting() - before.waiting();
-        double enqueued = clamp((ds + dw) / 2.0, ds);
-        double claimed = clamp((ds - dw) / 2.0, ds);
-        double handled = Math.max(0, claimed - (counts.inFlight() - before.inFlight()));
-        return new Sample(now, enqueued / seconds, handled / seconds, counts.oldestDueAgeMs());
-    }
-
-    private static double clamp(double x, long max) {
-        return Math.max(0, Math.min(max, x));
+        return new Sample(
+                now,
+                (counts.enqueued() - before.enqueued()) / seconds,
+                (counts.handled() - before.handled()) / seconds,
+                counts.oldestDueAgeMs());
     }
 
     /** Package-private for tests: a sample from two readings {@code seconds} apart. */

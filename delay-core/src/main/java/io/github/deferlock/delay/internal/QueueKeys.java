@@ -14,6 +14,7 @@ import java.util.List;
  * @param dead the dead-letter zset: member {@code <seq><id>}, score the time of death (epoch ms)
  * @param errors the errors hash: field the job id, value its last error
  * @param seq the sequence counter (enqueue order and receipts)
+ * @param stats the stats hash: monotonic counters {@code enqueued}, {@code acked}, {@code dead} kept by the scripts
  * @param channel the wake channel (not a key)
  * @param replayPrefix the prefix of the replay records: one short-lived string per write call, named by a
  *     token the client generates for the call ({@link #replay(String)})
@@ -25,6 +26,7 @@ public record QueueKeys(
         byte[] dead,
         byte[] errors,
         byte[] seq,
+        byte[] stats,
         byte[] channel,
         String replayPrefix) {
 
@@ -43,6 +45,7 @@ public record QueueKeys(
                 bytes(p + "dead"),
                 bytes(p + "errors"),
                 bytes(p + "seq"),
+                bytes(p + "stats"),
                 bytes(p + "wake"),
                 p + "r:");
     }

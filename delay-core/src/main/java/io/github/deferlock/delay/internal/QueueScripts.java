@@ -37,6 +37,7 @@ public final class QueueScripts {
     private static final Script CANCEL = QueueLua.load("cancel");
     private static final Script INFO = QueueLua.load("info");
     private static final Script HEAD = QueueLua.load("head");
+    private static final Script STATS = QueueLua.load("stats");
     private static final Script DEAD_LIST = QueueLua.load("dead_list");
     private static final Script REQUEUE = QueueLua.load("requeue");
     private static final Script PURGE = QueueLua.load("purge");
@@ -109,7 +110,8 @@ public final class QueueScripts {
         args.add(job.callerId() ? REPLAY_TTL : NO_REPLAY); // a generated id recognises its own resend
         addJob(args, job);
         // one token for every try of this call: a resend after a lost reply replays the first reply
-        List<byte[]> enqueueKeys = List.of(keys.due(), keys.jobs(), keys.seq(), keys.replay(tokens.next()));
+        List<byte[]> enqueueKeys =
+                List.of(keys.due(), keys.jobs(), keys.seq(), keys.replay(tokens.next()), keys.stats());
         List<?> reply = (List<?>) transport.runAndWait(
                 "enqueue",
                 ENQUEUE,
@@ -155,7 +157,7 @@ public final class QueueScripts {
                 }
             }
             chunks.add(chunk);
-            chunkKeys.add(List.of(keys.due(), keys.jobs(), keys.seq(), keys.replay(tokens.next())));
+            chunkKeys.add(List.of(keys.due(), keys.jobs(), keys.seq(), keys.replay(tokens.next()), keys.stats()));
         }
         if (!enqueuePreloaded) {
             // once: a later NOSCRIPT re-runs its chunk by body in the pipeline
@@ -212,7 +214,14 @@ public final class QueueScripts {
      */
     public ClaimReply claim(int max, long visibilityMs, int maxAttempts, List<Receipt> acks, String token) {
         List<byte[]> claimKeys = List.of(
-                keys.due(), keys.inflight(), keys.jobs(), keys.dead(), keys.errors(), keys.seq(), keys.replay(token));
+                keys.due(),
+                keys.inflight(),
+                keys.jobs(),
+                keys.dead(),
+                keys.errors(),
+                keys.seq(),
+                keys.replay(token),
+                keys.stats());
         List<byte[]> args = new ArrayList<>(5 + 2 * acks.size());
         args.add(num(max));
         args.add(num(visibilityMs));
@@ -253,7 +262,7 @@ public final class QueueScripts {
             addReceipts(chunk, receipts.subList(from, Math.min(receipts.size(), from + MAX_ACKS)));
             chunks.add(chunk);
             String name = token == null ? tokens.next() : from == 0 ? token : token + "." + from / MAX_ACKS;
-            chunkKeys.add(List.of(keys.jobs(), keys.inflight(), keys.errors(), keys.replay(name)));
+            chunkKeys.add(List.of(keys.jobs(), keys.inflight(), keys.errors(), keys.replay(name), keys.stats()));
         }
         List<Object> replies = chunks.size() == 1
                 ? List.of(transport.runAndWait(op, ACK, chunkKeys.get(0), chunks.get(0), stored, strict))
@@ -280,7 +289,8 @@ public final class QueueScripts {
      * attemptsLimit} deliveries (0: dead at once, as {@code cause}); {@code error} is stored as its last error.
      */
     public Settled nack(String op, Receipt job, String error, long delayMs, int attemptsLimit, DeadCause cause) {
-        List<byte[]> nackKeys = List.of(keys.jobs(), keys.inflight(), keys.due(), keys.dead(), keys.errors());
+        List<byte[]> nackKeys =
+                List.of(keys.jobs(), keys.inflight(), keys.due(), keys.dead(), keys.errors(), keys.stats());
         List<byte[]> args = List.of(
                 utf8(job.id()),
                 utf8(job.receipt()),
@@ -377,6 +387,21 @@ public final class QueueScripts {
     public Head head() {
         List<?> reply = (List<?>) transport.run("oldestDueAge", HEAD, List.of(keys.due()), List.of());
         return new Head((Long) reply.get(0), (Long) reply.get(1));
+    }
+
+    /** stats.lua: the raw reply (see the script) of the queue with these keys. */
+    public List<?> stats() {
+        return (List<?>) transport.run("stats", STATS, statsKeys(keys), List.of());
+    }
+
+    /** The KEYS of stats.lua for the queue with {@code keys}; tools that hold no queue run it with these. */
+    public static List<byte[]> statsKeys(QueueKeys keys) {
+        return List.of(keys.due(), keys.inflight(), keys.dead(), keys.stats());
+    }
+
+    /** stats.lua itself, for {@code DelayQueue.stats(UnifiedJedis, String)}. */
+    public static Script statsScript() {
+        return STATS;
     }
 
     /**

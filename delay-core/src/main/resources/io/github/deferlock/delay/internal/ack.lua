@@ -3,6 +3,7 @@
 --
 -- KEYS[1] jobs hash, KEYS[2] in-flight zset, KEYS[3] errors hash,
 -- KEYS[4] the replay record of this call (a string of '1'/'0', one per pair; deleted after ARGV[1] ms)
+-- KEYS[5] stats hash: field 'acked' counts the jobs deleted here (one HINCRBY per call)
 -- ARGV[1] how long the replay record lives, ms
 -- ARGV[2..] pairs: job id 1, receipt 1, job id 2, receipt 2, ... (at most 500 pairs per call)
 -- returns {result 1, result 2, ...} in pair order: 1 when the job was deleted, 0 when the receipt is stale
@@ -39,6 +40,7 @@ if #acked > 0 then
   redis.call('ZREM', KEYS[2], unpack(members))
   redis.call('HDEL', KEYS[1], unpack(acked))
   redis.call('HDEL', KEYS[3], unpack(acked))
+  redis.call('HINCRBY', KEYS[5], 'acked', #acked)
 end
 redis.call('SET', KEYS[4], table.concat(out), 'PX', ARGV[1])
 return out

@@ -6,6 +6,7 @@
 -- KEYS[1] due zset, KEYS[2] in-flight zset (score = visibility deadline, epoch ms), KEYS[3] jobs hash,
 -- KEYS[4] dead zset (score = time of death, epoch ms), KEYS[5] errors hash (id -> last error),
 -- KEYS[6] sequence counter, KEYS[7] the replay record of this call (a string, deleted after ARGV[5] ms)
+-- KEYS[8] stats hash: 'acked' += the acks that matched, 'dead' += the expired jobs moved to the dead letters
 -- ARGV[1] max jobs to claim, ARGV[2] visibility timeout ms, ARGV[3] max attempts,
 -- ARGV[4] max expired in-flight jobs to return in this call, ARGV[5] how long the replay record lives, ms,
 -- ARGV[6..] pairs to ack first: job id, receipt (as in ack.lua)
@@ -80,10 +81,12 @@ if #ARGV >= FIRST_ACK then
     redis.call('ZREM', KEYS[2], unpack(members))
     redis.call('HDEL', KEYS[3], unpack(acked))
     redis.call('HDEL', KEYS[5], unpack(acked))
+    redis.call('HINCRBY', KEYS[8], 'acked', #acked)
   end
 end
 
 local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, tonumber(ARGV[4]))
+local died = 0
 for _, member in ipairs(expired) do
   local id = string.sub(member, 13)
   local env = redis.call('HGET', KEYS[3], id)
@@ -92,6 +95,7 @@ for _, member in ipairs(expired) do
     local attempts, _, i3 = envSplit(env)
     if attempts >= maxAttempts then
       redis.call('ZADD', KEYS[4], now, member)
+      died = died + 1
       -- 't': the dead envelope's receipt field holds the cause, a visibility timeout
       redis.call('HSET', KEYS[3], id, envReset(env, 'x', attempts, i3, 't'))
       redis.call('HSET', KEYS[5], id, 'visibility timeout expired on attempt ' .. attempts .. ' of ' .. maxAttempts)
@@ -102,6 +106,8 @@ for _, member in ipairs(expired) do
     end
   end
 end
+
+if died > 0 then redis.call('HINCRBY', KEYS[8], 'dead', died) end
 
 local out = {nowUs, -1, acks}
 local claimed = {acks}

@@ -13,6 +13,7 @@
 -- KEYS[2] jobs hash (id -> envelope)
 -- KEYS[3] sequence counter (string)
 -- KEYS[4] the replay record of this call (cmsgpack of the reply; deleted after ARGV[3] ms)
+-- KEYS[5] stats hash: field 'enqueued' counts the jobs this script wrote (an id that exists is not counted)
 -- ARGV[1] wake channel; published with the due ms when a new job becomes the earliest one
 -- ARGV[2] '1' to publish with SPUBLISH (Redis 7.0+ cluster: sharded pub/sub; the channel has the queue's
 --         hash tag, so the notice stays in its shard), else PUBLISH
@@ -70,6 +71,7 @@ if n == 1 then
     return recorded({now, 0, current(id, redis.call('HGET', KEYS[2], id))})
   end
   redis.call('ZADD', KEYS[1], due, prefix .. id)
+  redis.call('HINCRBY', KEYS[5], 'enqueued', 1)
   -- every older member has a smaller seq, so rank 0 means strictly earlier than the old head (or none)
   if redis.call('ZRANK', KEYS[1], prefix .. id) == 0 then publish(due) end
   return recorded({now, 1, shown})
@@ -122,6 +124,7 @@ end
 if f > 0 then
   redis.call('HSET', KEYS[2], unpack(fields))
   redis.call('ZADD', KEYS[1], unpack(scored))
+  redis.call('HINCRBY', KEYS[5], 'enqueued', f / 2)
 end
 if minNew ~= nil and (headScore == nil or minNew < headScore) then publish(minNew) end
 return recorded(out)

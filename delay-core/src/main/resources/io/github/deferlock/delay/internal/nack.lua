@@ -1,7 +1,8 @@
 -- nack: settles a failed in-flight job whose receipt matches: back to due after a delay, or to the
 -- dead letters when it has used its attempts (or when ARGV[5] is 0: dead-letter at once).
 --
--- KEYS[1] jobs hash, KEYS[2] in-flight zset, KEYS[3] due zset, KEYS[4] dead zset, KEYS[5] errors hash
+-- KEYS[1] jobs hash, KEYS[2] in-flight zset, KEYS[3] due zset, KEYS[4] dead zset, KEYS[5] errors hash,
+-- KEYS[6] stats hash ('dead' += 1 when the job is moved to the dead letters)
 -- ARGV[1] job id, ARGV[2] receipt, ARGV[3] error text (stored as the last error),
 -- ARGV[4] retry delay ms, ARGV[5] max attempts (0 = dead-letter now), ARGV[6] wake channel,
 -- ARGV[7] '1' to publish with SPUBLISH (Redis 7.0+ cluster), else PUBLISH,
@@ -26,6 +27,7 @@ if maxAttempts == 0 or attempts >= maxAttempts then
   redis.call('ZADD', KEYS[4], now, member)
   local cause = maxAttempts == 0 and (ARGV[8] or 'd') or 'a'
   redis.call('HSET', KEYS[1], id, envReset(env, 'x', attempts, i3, cause))
+  redis.call('HINCRBY', KEYS[6], 'dead', 1)
   return 2
 end
 local due = now + tonumber(ARGV[4])
