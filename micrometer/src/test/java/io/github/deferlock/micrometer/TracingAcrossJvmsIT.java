@@ -3,6 +3,7 @@ package io.github.deferlock.micrometer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.deferlock.conflict.ConflictAwareHandler;
+import io.github.deferlock.conflict.ConflictListener;
 import io.github.deferlock.conflict.Deferrals;
 import io.github.deferlock.conflict.OnConflict;
 import io.github.deferlock.conflict.Outcome;
@@ -48,6 +49,12 @@ final class TracingAcrossJvmsIT {
                     .handler(m -> print("HANDLED " + m + " " + tracing.currentSpanId()))
                     .onConflict(OnConflict.DEFER)
                     .deferrals(deferrals)
+                    .listener(new ConflictListener() {
+                        @Override
+                        public void onDeferred(String key, int deferrals, Duration delay) {
+                            print("DEFERRED " + key + " " + deferrals);
+                        }
+                    })
                     .build();
             DelayQueue<String> queue = DelayQueue.builder(redis, "traced", String.class)
                     .backoff(Backoff.fixed(Duration.ofMillis(100)))
@@ -57,7 +64,7 @@ final class TracingAcrossJvmsIT {
                         if (job.payload().equals("fail-once") && job.attempts() == 1) {
                             throw new IllegalStateException("first run fails: retried");
                         }
-                        if (job.payload().equals("defer-me")) {
+                        if (job.payload().startsWith("defer-")) {
                             Outcome outcome = orders.handle(job.payload());
                             print("OUTCOME " + job.payload() + " " + outcome);
                         }
@@ -108,10 +115,12 @@ final class TracingAcrossJvmsIT {
             worker.awaitLine("READY", WAIT);
             // another holder has the lock of "defer-me", so B's handler defers it
             LockLease held = locks.get("order:defer-me").acquire(Duration.ZERO, Duration.ofSeconds(60));
+            LockLease heldLonger = locks.get("order:defer-twice").acquire(Duration.ZERO, Duration.ofSeconds(60));
             Observation.createNotStarted("request", tracing.registry).observe(() -> {
                 queue.enqueue("ok", Duration.ofMillis(300));
                 queue.enqueue("fail-once", Duration.ofMillis(300));
                 queue.enqueue("defer-me", Duration.ofMillis(300));
+                queue.enqueue("defer-twice", Duration.ofMillis(300));
             });
             List<SpanData> finished = List.copyOf(tracing.finished);
             SpanData request = finished.get(finished.size() - 1);
@@ -119,11 +128,12 @@ final class TracingAcrossJvmsIT {
             List<SpanData> enqueues = finished.stream()
                     .filter(s -> s.getName().equals("enqueue traced"))
                     .toList();
-            assertThat(enqueues).hasSize(3);
+            assertThat(enqueues).hasSize(4);
             String trace = request.getTraceId();
             String enqueueOk = enqueues.get(0).getSpanId();
             String enqueueFailOnce = enqueues.get(1).getSpanId();
             String enqueueDeferMe = enqueues.get(2).getSpanId();
+            String enqueueDeferTwice = enqueues.get(3).getSpanId();
 
             // after a delay: the first run in B is a child of A's enqueue span, in A's trace
             Printed ok = span(worker, lastWord(worker, "RUN ok 1 "));
@@ -160,6 +170,21 @@ final class TracingAcrossJvmsIT {
             } else {
                 assertThat(handled.links()).containsExactly(trace + ":" + storedDeferral.spanId());
             }
+
+            // deferred again (the lock stays taken past the first deferred run): that later run is a new trace
+            // linked to the deferral's enqueue span, which is in A's trace
+            Printed deferringTwice = span(worker, lastWord(worker, "RUN defer-twice 1 "));
+            assertThat(deferringTwice.parentId()).isEqualTo(enqueueDeferTwice);
+            worker.awaitLine("DEFERRED order:defer-twice 2", WAIT);
+            heldLonger.close();
+            Printed handledLater = span(worker, lastWord(worker, "HANDLED defer-twice "));
+            Printed storedTwice = Printed.parse(worker.awaitLine(
+                    l -> l.startsWith("SPAN|enqueue deferred|") && l.endsWith("|" + deferringTwice.spanId() + "|"),
+                    WAIT));
+            assertThat(storedTwice.traceId()).isEqualTo(trace);
+            assertThat(handledLater.name()).isEqualTo("run deferred");
+            assertThat(handledLater.links()).containsExactly(trace + ":" + storedTwice.spanId());
+            assertThat(handledLater.traceId()).isNotEqualTo(trace);
         }
     }
 }
