@@ -5,6 +5,7 @@ module io.github.deferlock.micrometer {
     requires transitive io.github.deferlock.conflict;
     requires transitive micrometer.core;
     requires transitive micrometer.observation;
+    requires static transitive micrometer.tracing;
     requires io.github.deferlock.redis;
     requires org.slf4j;
 

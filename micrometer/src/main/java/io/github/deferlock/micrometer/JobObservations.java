@@ -1,11 +1,9 @@
 package io.github.deferlock.micrometer;
 
-import io.github.deferlock.delay.Job;
 import io.github.deferlock.delay.JobHandler;
 import io.github.deferlock.redis.internal.Require;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
-import io.micrometer.observation.transport.ReceiverContext;
 import io.micrometer.observation.transport.SenderContext;
 import java.util.HashMap;
 import java.util.Map;
@@ -16,9 +14,18 @@ import java.util.function.Supplier;
  * Brave bridges both work. At enqueue, {@link #headers(String)} runs a {@code deferlock.job.enqueue} sender
  * observation (a child of the current one) whose tracing handler writes the propagation fields, W3C {@code
  * traceparent} with the OpenTelemetry bridge, into the job's headers. Each run of the job is a {@code
- * deferlock.job.run} receiver observation that continues that trace ({@link #handler}): the first run, its
- * retries and a deferred job's later runs are all children of the enqueue span, because the headers stay with
- * the job.
+ * deferlock.job.run} receiver observation ({@link JobRunContext}) that continues that trace ({@link
+ * #handler}); the headers stay with the job through delays, retries and deferrals. With Micrometer Tracing's
+ * generic receiver handler every run is a child of the enqueue span. With {@link JobRunTracingHandler}
+ * registered (it needs {@code micrometer-tracing}) only the first run is a child; a retry and a deferred message
+ * deferred again are new spans with a link to the enqueue span, as the OpenTelemetry messaging conventions
+ * recommend for "process" spans.
+ *
+ * <p>A DEFER keeps the original message's trace: give the deferral queue {@code
+ * Deferrals.builder(...).queueHeaders(observations.headers("deferred"))}, run the handler that defers inside an
+ * observation (e.g. {@link #handler} of its own queue), and run the deferral worker with {@code
+ * observations.handler("deferred", deferrals.jobHandler())}. The deferred message's enqueue span is then a child
+ * of the run that deferred it, and its first run a child of that enqueue span.
  *
  * <pre>{@code
  * JobObservations observations = new JobObservations(observationRegistry);
@@ -72,10 +79,7 @@ public final class JobObservations {
         Require.notNull("queue", queue);
         Require.notNull("handler", handler);
         return job -> {
-            ReceiverContext<Job<T>> context =
-                    new ReceiverContext<>((j, key) -> j.headers().get(key));
-            context.setCarrier(job);
-            context.setRemoteServiceName("redis");
+            JobRunContext context = new JobRunContext(queue, job);
             Observation.createNotStarted(RUN, () -> context, registry)
                     .contextualName("run " + queue)
                     .lowCardinalityKeyValue("queue", queue)
