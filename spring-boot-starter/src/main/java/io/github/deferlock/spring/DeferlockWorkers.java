@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.aop.support.AopUtils;
@@ -154,13 +153,19 @@ public final class DeferlockWorkers implements SmartLifecycle {
     @Override
     public void stop(Runnable callback) {
         Duration timeout = shutdownTimeout();
-        CompletableFuture.runAsync(() -> {
-            try {
-                stopWithin(timeout);
-            } finally {
-                callback.run();
-            }
-        });
+        // a thread of its own, never the common pool: stopping blocks, and the common pool may have one thread
+        // (on 2 cores), which the caller of the context's close may be holding
+        Thread stopper = new Thread(
+                () -> {
+                    try {
+                        stopWithin(timeout);
+                    } finally {
+                        callback.run();
+                    }
+                },
+                "deferlock-workers-stop");
+        stopper.setDaemon(true);
+        stopper.start();
     }
 
     private void stopWithin(Duration timeout) {
@@ -168,11 +173,22 @@ public final class DeferlockWorkers implements SmartLifecycle {
             if (!running) {
                 return;
             }
-            List<CompletableFuture<Boolean>> closing = new ArrayList<>();
+            // each worker closes on a thread of its own (in parallel, so the timeout holds for all of them)
+            List<Thread> closing = new ArrayList<>();
             for (DelayQueueWorker<?> w : workers.values()) {
-                closing.add(CompletableFuture.supplyAsync(() -> w.close(timeout)));
+                Thread t = new Thread(() -> w.close(timeout), "deferlock-worker-close");
+                t.setDaemon(true);
+                t.start();
+                closing.add(t);
             }
-            closing.forEach(CompletableFuture::join);
+            for (Thread t : closing) {
+                try {
+                    t.join();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
             running = false;
             LOG.info("deferlock workers stopped: {}", workers.keySet());
             workers = Map.of();
