@@ -181,6 +181,7 @@ public final class Bench {
             Noise.sample(redis, run.putObject("noiseStart"));
             Progress.line("noise at start: %s", run.get("noiseStart"));
             boolean ok = true;
+            Noise.During during = new Noise.During(run.putObject("noiseDuring"), java.time.Duration.ofSeconds(5));
             for (Group g : groups(redis, settings, fresh, prefix == null ? null : Results.read(json))) {
                 if (prefix != null && !g.prefix().startsWith(prefix) && !prefix.startsWith(g.prefix())) {
                     continue;
@@ -211,12 +212,15 @@ public final class Bench {
                     }
                 }
             }
+            during.close();
+            Progress.line("noise during the run: %s", run.get("noiseDuring"));
             Noise.sample(redis, run.putObject("noiseEnd"));
             Progress.line("noise at end: %s", run.get("noiseEnd"));
             run.put("seconds", Math.round((System.nanoTime() - started) / 1e9));
             String noisy = Noise.verdict(
                     (ObjectNode) run.get("noiseStart"),
                     (ObjectNode) run.get("noiseEnd"),
+                    (ObjectNode) run.get("noiseDuring"),
                     Runtime.getRuntime().availableProcessors());
             if (noisy != null) {
                 run.put("noisy", noisy);

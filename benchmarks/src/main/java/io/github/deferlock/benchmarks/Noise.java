@@ -17,6 +17,11 @@ final class Noise {
     static final double STEAL_PERCENT = 5;
     /** Above this PING round trip (µs) on loopback the run is noisy. */
     static final double PING_MICROS = 80;
+    /**
+     * Above this mean share of the machine's CPU used by processes outside this run (not the harness, its child
+     * processes or the redis-server it started) during the run, the run is noisy.
+     */
+    static final double OTHERS_PERCENT = 10;
 
     private Noise() {}
 
@@ -43,8 +48,15 @@ final class Noise {
     }
 
     /** Why the run is noisy, or null when it is not. */
-    static String verdict(ObjectNode start, ObjectNode end, int cores) {
+    static String verdict(ObjectNode start, ObjectNode end, ObjectNode during, int cores) {
         StringBuilder why = new StringBuilder();
+        if (during != null && during.path("othersPercentMean").asDouble() > OTHERS_PERCENT) {
+            why.append("during: other processes used ")
+                    .append(during.path("othersPercentMean").asDouble())
+                    .append("% of the CPU on average (max ")
+                    .append(during.path("othersPercentMax").asDouble())
+                    .append("%); ");
+        }
         for (ObjectNode n : new ObjectNode[] {start, end}) {
             if (n == null) {
                 continue;
@@ -72,6 +84,90 @@ final class Noise {
             }
         }
         return why.length() == 0 ? null : why.substring(0, why.length() - 2);
+    }
+
+    /**
+     * Samples, every {@code period}, how much of the machine's CPU went to processes outside this run's process
+     * tree (this JVM and its descendants: the redis-server it started, worker JVMs, Node), until closed; {@link
+     * #close()} writes {@code othersPercentMean}, {@code othersPercentMax} and {@code samples} into the node.
+     * This is the record of what ran beside the benchmark between the start and end samples.
+     */
+    static final class During implements AutoCloseable {
+        private final ObjectNode node;
+        private final Thread thread;
+        private volatile boolean stop;
+        private double sum;
+        private double max;
+        private int samples;
+
+        During(ObjectNode node, java.time.Duration period) {
+            this.node = node;
+            this.thread = new Thread(() -> loop(period.toMillis()), "bench-noise");
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        private void loop(long periodMillis) {
+            long[] before = machineAndTree();
+            while (!stop) {
+                try {
+                    Thread.sleep(periodMillis);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                long[] now = machineAndTree();
+                if (before != null && now != null && now[0] > before[0]) {
+                    double others = 100.0 * Math.max(0, (now[1] - before[1]) - (now[2] - before[2])) / (now[0] - before[0]);
+                    synchronized (this) {
+                        sum += others;
+                        max = Math.max(max, others);
+                        samples++;
+                    }
+                }
+                before = now;
+            }
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            stop = true;
+            thread.interrupt();
+            thread.join();
+            synchronized (this) {
+                node.put("samples", samples);
+                node.put("othersPercentMean", samples == 0 ? 0 : Results.round(sum / samples));
+                node.put("othersPercentMax", Results.round(max));
+            }
+        }
+
+        /** {total jiffies, busy jiffies, this run's jiffies}, or null when /proc cannot be read. */
+        private static long[] machineAndTree() {
+            long[] cpu = cpu();
+            if (cpu == null || cpu.length < 8) {
+                return null;
+            }
+            long total = 0;
+            for (long v : cpu) {
+                total += v;
+            }
+            long busy = total - cpu[3] - cpu[4]; // minus idle and iowait
+            long tree = jiffies(ProcessHandle.current().pid());
+            for (ProcessHandle h : ProcessHandle.current().descendants().toList()) {
+                tree += jiffies(h.pid());
+            }
+            return new long[] {total, busy, tree};
+        }
+
+        /** utime + stime + cutime + cstime of a process (its reaped children included), 0 when it is gone. */
+        private static long jiffies(long pid) {
+            try {
+                String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+                String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                return Long.parseLong(f[11]) + Long.parseLong(f[12]) + Long.parseLong(f[13]) + Long.parseLong(f[14]);
+            } catch (IOException | RuntimeException e) {
+                return 0;
+            }
+        }
     }
 
     static double load1() {

@@ -138,13 +138,26 @@ final class Report {
                     .append(n.path("pingMicros").asText("n/a"))
                     .append(" µs |\n");
         }
+        JsonNode during = run.path("noiseDuring");
+        if (during.has("samples")) {
+            md.append("\nDuring the run (")
+                    .append(during.path("samples").asText())
+                    .append(" samples, one every 5 s), processes outside the run — not the harness, its child processes"
+                            + " or the redis-server it started — used ")
+                    .append(during.path("othersPercentMean").asText())
+                    .append(" % of the machine's CPU on average, ")
+                    .append(during.path("othersPercentMax").asText())
+                    .append(" % at most.\n");
+        }
         md.append("\nThe run is flagged noisy when the load average exceeds ")
                 .append(number(Noise.LOAD_PER_CORE))
                 .append(" per core, steal exceeds ")
                 .append(number(Noise.STEAL_PERCENT))
                 .append(" % or the PING round trip exceeds ")
                 .append(number(Noise.PING_MICROS))
-                .append(" µs, at the start or the end.\n");
+                .append(" µs, at the start or the end, or when other processes used more than ")
+                .append(number(Noise.OTHERS_PERCENT))
+                .append(" % of the CPU on average during the run.\n");
 
         md.append("\n## Targets\n\n");
         md.append("Verdicts: *met* — every round meets the target; *missed* — every round misses it; *inconclusive*"
