@@ -1,7 +1,6 @@
 package io.github.deferlock.benchmarks;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -81,15 +80,12 @@ final class Limits {
         };
     }
 
+    /** The text of a deferlock script resource with its {@code --@include} fragments resolved, as deferlock runs it. */
     static String script(String resource) {
-        try (InputStream in = Limits.class.getResourceAsStream(resource)) {
-            if (in == null) {
-                throw new IllegalStateException(resource + " not on the classpath");
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot read " + resource, e);
-        }
+        String dir = resource.substring(0, resource.lastIndexOf('/') + 1);
+        String file = resource.substring(dir.length());
+        return io.github.deferlock.redis.internal.LuaIncludes.resolve(
+                file, r -> Limits.class.getResourceAsStream(dir + r));
     }
 
     /** Whether {@code redis-benchmark} runs. */
@@ -162,15 +158,25 @@ final class Limits {
                                     "1",
                                     "0");
                         case "release" ->
-                            List.of("1", "rb:l:__rand_int__", "0123456789abcdef0123456789abcdef", "rb:ch", "0");
+                            List.of(
+                                    "2",
+                                    "rb:l:__rand_int__",
+                                    "rb:l:__rand_int__:last-release",
+                                    "0123456789abcdef0123456789abcdef",
+                                    "rb:ch",
+                                    "0",
+                                    "60000");
                         case "renew" -> List.of("1", "rb:l:__rand_int__", "30000", "0123456789abcdef0123456789abcdef");
                         case "enqueue" ->
                             List.of(
-                                    "3",
+                                    "5",
                                     "rb:q:due",
                                     "rb:q:jobs",
                                     "rb:q:seq",
+                                    "rb:q:replay",
+                                    "rb:q:stats",
                                     "rb:q:wake",
+                                    "0",
                                     "0",
                                     "__rand_int__",
                                     "d",
@@ -178,17 +184,20 @@ final class Limits {
                                     "\"" + "x".repeat(98) + "\"");
                         case "claim" ->
                             List.of(
-                                    "6",
+                                    "8",
                                     "rb:e:due",
                                     "rb:e:fl",
                                     "rb:e:jobs",
                                     "rb:e:dead",
                                     "rb:e:err",
                                     "rb:e:seq",
+                                    "rb:e:replay",
+                                    "rb:e:stats",
                                     "10",
                                     "30000",
                                     "5",
-                                    "10");
+                                    "10",
+                                    "60000");
                         default -> throw new IllegalArgumentException(name);
                     });
         }

@@ -176,7 +176,8 @@ interface LockSide extends AutoCloseable {
 
                 @Override
                 public void unlock() {
-                    client.evalsha(release, List.of(k), List.of(token, k + ":released", "0"));
+                    client.evalsha(
+                            release, List.of(k, k + ":last-release"), List.of(token, k + ":released", "0", "60000"));
                 }
             };
         }

@@ -117,7 +117,8 @@ final class Noise {
                 }
                 long[] now = machineAndTree();
                 if (before != null && now != null && now[0] > before[0]) {
-                    double others = 100.0 * Math.max(0, (now[1] - before[1]) - (now[2] - before[2])) / (now[0] - before[0]);
+                    double others =
+                            100.0 * Math.max(0, (now[1] - before[1]) - (now[2] - before[2])) / (now[0] - before[0]);
                     synchronized (this) {
                         sum += others;
                         max = Math.max(max, others);
@@ -129,10 +130,14 @@ final class Noise {
         }
 
         @Override
-        public void close() throws InterruptedException {
+        public void close() {
             stop = true;
             thread.interrupt();
-            thread.join();
+            try {
+                thread.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
             synchronized (this) {
                 node.put("samples", samples);
                 node.put("othersPercentMean", samples == 0 ? 0 : Results.round(sum / samples));
