@@ -114,6 +114,9 @@ final class WorkerBatchingIT {
         try (RedisClient redis = Clients.pooled(server)) {
             DelayQueue<Msg> q = DelayQueue.builder(redis, "buffered", Msg.class).build();
             Map<String, Integer> handled = new ConcurrentHashMap<>();
+            // every run by id@attempt, with the error the claim recorded for the attempt before it
+            Map<String, Integer> runsByAttempt = new ConcurrentHashMap<>();
+            Map<String, String> errorBefore = new ConcurrentHashMap<>();
             CountDownLatch blocking = new CountDownLatch(1);
             CountDownLatch gate = new CountDownLatch(1);
             JobHandler<Msg> handler = job -> {
@@ -122,6 +125,8 @@ final class WorkerBatchingIT {
                     gate.await();
                 }
                 handled.merge(job.id(), 1, Integer::sum);
+                runsByAttempt.merge(job.id() + "@" + job.attempts(), 1, Integer::sum);
+                job.lastError().ifPresent(e -> errorBefore.put(job.id() + "@" + job.attempts(), e));
             };
             DelayQueueWorker<Msg> first =
                     DelayQueueWorker.builder(q, handler).build().start();
@@ -157,7 +162,12 @@ final class WorkerBatchingIT {
                 assertThat(second.isRunning()).isTrue();
             }
             assertThat(handled.keySet()).containsExactlyInAnyOrderElementsOf(ids);
-            assertThat(handled.values()).allMatch(c -> c == 1);
+            // no attempt ran twice; a job runs again only on a later attempt, after its claim expired (the
+            // at-least-once rule: a starved machine can stall a run past the visibility timeout)
+            assertThat(runsByAttempt.values()).allMatch(c -> c == 1);
+            runsByAttempt.keySet().stream().filter(k -> !k.endsWith("@1")).forEach(k -> assertThat(errorBefore.get(k))
+                    .as("run %s of a job that ran before", k)
+                    .startsWith("visibility timeout expired"));
             assertThat(q.size(JobState.IN_FLIGHT) + q.size(JobState.DUE)).isZero();
         }
     }
