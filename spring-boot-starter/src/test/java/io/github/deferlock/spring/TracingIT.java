@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -82,7 +83,7 @@ final class TracingIT {
                     .filter(s -> s.getTraceId().equals(traceId))
                     .toList();
             assertThat(found)
-                    .as("spans %s in trace %s of %s", name, traceId, spans)
+                    .as("spans %s in trace %s of %s", name, traceId, summary())
                     .hasSize(1);
             return found.get(0);
         }
@@ -93,7 +94,7 @@ final class TracingIT {
                     .filter(s -> s.getParentSpanId().equals(parentSpanId))
                     .toList();
             assertThat(found)
-                    .as("spans %s under %s of %s", name, parentSpanId, spans)
+                    .as("spans %s under %s of %s", name, parentSpanId, summary())
                     .hasSize(1);
             return found.get(0);
         }
@@ -104,6 +105,17 @@ final class TracingIT {
                     .filter(s -> s.getLinks().stream()
                             .anyMatch(l -> l.getSpanContext().getSpanId().equals(spanId)))
                     .toList();
+        }
+
+        /** One line per span: name, trace, parent -> span, links. */
+        String summary() {
+            return spans.stream()
+                    .map(s -> s.getName() + " " + s.getTraceId() + " " + s.getParentSpanId() + " -> " + s.getSpanId()
+                            + " links "
+                            + s.getLinks().stream()
+                                    .map(l -> l.getSpanContext().getSpanId())
+                                    .toList())
+                    .collect(Collectors.joining("\n", "\n", ""));
         }
 
         List<SpanData> named(String name) {
