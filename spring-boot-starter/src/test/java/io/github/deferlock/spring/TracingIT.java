@@ -43,6 +43,8 @@ import redis.clients.jedis.RedisClient;
         classes = TracingIT.App.class,
         properties = {
             "management.tracing.sampling.probability=1.0",
+            // Boot 3.5's @SpringBootTest turns tracing (propagation included) off unless asked
+            "spring.test.observability.auto-configure=true",
             "deferlock.deferrals.initial-delay=100ms",
             "deferlock.deferrals.max-delay=300ms",
             "deferlock.queues.retried.retry-initial-delay=100ms",
