@@ -19,7 +19,8 @@ import java.util.regex.Pattern;
  * retry, and a deferred message deferred again, is a new {@code CONSUMER} span, a child of the current span if
  * there is one and a trace root otherwise, with a span link to the stored W3C {@code traceparent}. The
  * Observation API has no way to carry a link, so this class needs {@code micrometer-tracing} (an optional
- * dependency of this module). Register it ahead of the generic receiver handler:
+ * dependency of this module). The Spring Boot starter registers it as an ordered {@code ObservationHandler} bean;
+ * elsewhere, register it ahead of the generic receiver handler:
  *
  * <pre>{@code
  * registry.observationConfig().observationHandler(new FirstMatchingCompositeObservationHandler(

@@ -14,8 +14,8 @@ import org.springframework.context.annotation.Configuration;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
- * The deferlock health indicator ({@code management.health.deferlock.enabled}) and the {@code deferlock}
- * endpoint, when Spring Boot's health and actuator modules are present.
+ * The {@link DeferlockHealthCheck}; the deferlock health indicator ({@code management.health.deferlock.enabled})
+ * when Spring Boot 4's health module is present; and the {@code deferlock} endpoint when the actuator is.
  */
 @AutoConfiguration(after = DeferlockAutoConfiguration.class)
 @ConditionalOnBean(DeferlockWorkers.class)
@@ -24,20 +24,27 @@ public class DeferlockActuatorAutoConfiguration {
     /** Creates the auto-configuration; Spring calls it. */
     public DeferlockActuatorAutoConfiguration() {}
 
-    /** The health indicator. */
+    /** The checks behind the health indicator, free of any health API (a Boot 3.5 application adapts them). */
+    @Bean
+    @ConditionalOnMissingBean
+    public DeferlockHealthCheck deferlockHealthCheck(
+            UnifiedJedis redis,
+            DelayQueues queues,
+            Deferrals deferrals,
+            DeferlockWorkers workers,
+            DeferlockProperties properties) {
+        return new DeferlockHealthCheck(redis, queues, deferrals, workers, properties);
+    }
+
+    /** The health indicator, on Spring Boot 4's health module (skipped on Boot 3.5, which has none). */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(HealthIndicator.class)
     @ConditionalOnEnabledHealthIndicator("deferlock")
     static class Health {
         @Bean
         @ConditionalOnMissingBean(name = "deferlockHealthIndicator")
-        DeferlockHealthIndicator deferlockHealthIndicator(
-                UnifiedJedis redis,
-                DelayQueues queues,
-                Deferrals deferrals,
-                DeferlockWorkers workers,
-                DeferlockProperties properties) {
-            return new DeferlockHealthIndicator(redis, queues, deferrals, workers, properties);
+        DeferlockHealthIndicator deferlockHealthIndicator(DeferlockHealthCheck check) {
+            return new DeferlockHealthIndicator(check);
         }
     }
 

@@ -74,6 +74,12 @@ public class DeferlockProperties {
         /** Whether jobs carry the enqueuing thread's trace context and workers continue it (needs an ObservationRegistry). */
         private boolean enabled = true;
 
+        /**
+         * Whether a retried job, and a deferred call deferred again, runs in a new span linked to its enqueue span
+         * rather than in a child of it (needs a Micrometer Tracing Tracer and Propagator).
+         */
+        private boolean linkRetries = true;
+
         /** Whether trace context travels with jobs (default true). */
         public boolean isEnabled() {
             return enabled;
@@ -82,6 +88,16 @@ public class DeferlockProperties {
         /** Turns trace context through jobs on or off. */
         public void setEnabled(boolean enabled) {
             this.enabled = enabled;
+        }
+
+        /** Whether retries and re-deferred runs link to their enqueue span (default true). */
+        public boolean isLinkRetries() {
+            return linkRetries;
+        }
+
+        /** Turns span links for retries and re-deferred runs on or off (off: every run is a child). */
+        public void setLinkRetries(boolean linkRetries) {
+            this.linkRetries = linkRetries;
         }
     }
 

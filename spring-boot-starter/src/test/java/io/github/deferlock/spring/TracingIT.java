@@ -3,30 +3,23 @@ package io.github.deferlock.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.github.deferlock.conflict.ConflictListener;
 import io.github.deferlock.lock.DistributedLock;
 import io.github.deferlock.lock.RedisLocks;
 import io.github.deferlock.testing.RedisServer;
 import io.micrometer.observation.Observation;
-import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
-import io.micrometer.tracing.handler.DefaultTracingObservationHandler;
-import io.micrometer.tracing.handler.PropagatingReceiverTracingObservationHandler;
-import io.micrometer.tracing.handler.PropagatingSenderTracingObservationHandler;
-import io.micrometer.tracing.otel.bridge.OtelCurrentTraceContext;
-import io.micrometer.tracing.otel.bridge.OtelPropagator;
-import io.micrometer.tracing.otel.bridge.OtelTracer;
-import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
 import io.opentelemetry.context.Context;
-import io.opentelemetry.context.propagation.ContextPropagators;
-import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.trace.ReadWriteSpan;
 import io.opentelemetry.sdk.trace.ReadableSpan;
-import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.SpanProcessor;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -39,14 +32,30 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import redis.clients.jedis.RedisClient;
 
-/** Trace context through a delayed job and through a DEFER round trip, with the OpenTelemetry bridge. */
+/**
+ * Trace context through jobs in an application traced by Boot's own OpenTelemetry wiring (its {@code Tracer},
+ * {@code Propagator} and tracing handler group, plus the starter's {@code JobRunTracingHandler}); the ended spans
+ * are collected by a {@code SpanProcessor} bean. A delayed job's run is a child of its enqueue span; a retry is a
+ * new span linked to it; a DEFER round trip stays in the caller's trace, and a call deferred again has its later
+ * run linked to the deferral's enqueue span.
+ */
 @SpringBootTest(
         classes = TracingIT.App.class,
-        properties = {"deferlock.deferrals.initial-delay=100ms", "deferlock.deferrals.max-delay=300ms"})
+        properties = {
+            "management.tracing.sampling.probability=1.0",
+            // Boot 3.5's @SpringBootTest turns tracing (propagation included) off unless asked
+            "spring.test.observability.auto-configure=true",
+            "deferlock.deferrals.initial-delay=100ms",
+            "deferlock.deferrals.max-delay=300ms",
+            "deferlock.queues.retried.retry-initial-delay=100ms",
+            "deferlock.queues.retried.retry-max-delay=200ms"
+        })
 @DirtiesContext
 final class TracingIT {
 
     static final RedisServer SERVER = RedisServer.start();
+
+    private static final String NO_PARENT = "0000000000000000";
 
     /** Keeps every ended span. */
     static final class FinishedSpans implements SpanProcessor {
@@ -70,11 +79,49 @@ final class TracingIT {
             return true;
         }
 
-        SpanData named(String name) {
+        /** The one span called {@code name} in {@code traceId}. */
+        SpanData named(String name, String traceId) {
+            List<SpanData> found = named(name).stream()
+                    .filter(s -> s.getTraceId().equals(traceId))
+                    .toList();
+            assertThat(found)
+                    .as("spans %s in trace %s of %s", name, traceId, summary())
+                    .hasSize(1);
+            return found.get(0);
+        }
+
+        /** The one span called {@code name} whose parent is {@code parentSpanId}. */
+        SpanData childOf(String name, String parentSpanId) {
+            List<SpanData> found = named(name).stream()
+                    .filter(s -> s.getParentSpanId().equals(parentSpanId))
+                    .toList();
+            assertThat(found)
+                    .as("spans %s under %s of %s", name, parentSpanId, summary())
+                    .hasSize(1);
+            return found.get(0);
+        }
+
+        /** The spans called {@code name} with a link to {@code spanId}. */
+        List<SpanData> linkedTo(String name, String spanId) {
+            return named(name).stream()
+                    .filter(s -> s.getLinks().stream()
+                            .anyMatch(l -> l.getSpanContext().getSpanId().equals(spanId)))
+                    .toList();
+        }
+
+        /** One line per span: name, trace, parent -> span, links. */
+        String summary() {
             return spans.stream()
-                    .filter(s -> s.getName().equals(name))
-                    .findFirst()
-                    .orElseThrow(() -> new AssertionError("no span " + name + " in " + spans));
+                    .map(s -> s.getName() + " " + s.getTraceId() + " " + s.getParentSpanId() + " -> " + s.getSpanId()
+                            + " links "
+                            + s.getLinks().stream()
+                                    .map(l -> l.getSpanContext().getSpanId())
+                                    .toList())
+                    .collect(Collectors.joining("\n", "\n", ""));
+        }
+
+        List<SpanData> named(String name) {
+            return spans.stream().filter(s -> s.getName().equals(name)).toList();
         }
     }
 
@@ -88,6 +135,30 @@ final class TracingIT {
         }
     }
 
+    /** A listener whose first run of each payload fails, so the job is retried. */
+    public static class FailingOnceListener {
+        final List<String> got = new CopyOnWriteArrayList<>();
+
+        @DelayQueueListener(queue = "retried")
+        public void on(String payload) {
+            boolean first = !got.contains(payload);
+            got.add(payload);
+            if (first) {
+                throw new IllegalStateException("first run of " + payload + " fails: retried");
+            }
+        }
+    }
+
+    /** Counts the deferrals of each lock key. */
+    static final class Deferrals implements ConflictListener {
+        final Map<String, Integer> deferrals = new ConcurrentHashMap<>();
+
+        @Override
+        public void onDeferred(String key, int deferrals, Duration delay) {
+            this.deferrals.merge(key, deferrals, Math::max);
+        }
+    }
+
     @SpringBootConfiguration
     @EnableAutoConfiguration
     static class App {
@@ -97,23 +168,8 @@ final class TracingIT {
         }
 
         @Bean
-        ObservationRegistry observationRegistry(FinishedSpans spans) {
-            ContextPropagators propagators = ContextPropagators.create(W3CTraceContextPropagator.getInstance());
-            OpenTelemetrySdk sdk = OpenTelemetrySdk.builder()
-                    .setTracerProvider(
-                            SdkTracerProvider.builder().addSpanProcessor(spans).build())
-                    .setPropagators(propagators)
-                    .build();
-            io.opentelemetry.api.trace.Tracer otel = sdk.getTracer("test");
-            OtelTracer tracer = new OtelTracer(otel, new OtelCurrentTraceContext(), event -> {});
-            OtelPropagator propagator = new OtelPropagator(propagators, otel);
-            ObservationRegistry registry = ObservationRegistry.create();
-            registry.observationConfig()
-                    .observationHandler(new ObservationHandler.FirstMatchingCompositeObservationHandler(
-                            new PropagatingSenderTracingObservationHandler<>(tracer, propagator),
-                            new PropagatingReceiverTracingObservationHandler<>(tracer, propagator),
-                            new DefaultTracingObservationHandler(tracer)));
-            return registry;
+        Deferrals deferralCounts() {
+            return new Deferrals();
         }
 
         @Bean
@@ -124,6 +180,11 @@ final class TracingIT {
         @Bean
         TracedListener tracedListener() {
             return new TracedListener();
+        }
+
+        @Bean
+        FailingOnceListener failingOnceListener() {
+            return new FailingOnceListener();
         }
     }
 
@@ -151,45 +212,114 @@ final class TracingIT {
     TracedListener listener;
 
     @Autowired
+    FailingOnceListener failingOnce;
+
+    @Autowired
+    Deferrals deferrals;
+
+    @Autowired
     OrderService orders;
+
+    /** The span of a request observation that ran {@code body}, once it ended. */
+    private SpanData request(String name, Runnable body) {
+        Observation.createNotStarted(name, registry).observe(body);
+        return spans.named(name).get(0);
+    }
 
     @Test
     void aDelayedJob_runsInTheTraceOfItsEnqueue() {
-        Observation.createNotStarted("request-delayed", registry)
-                .observe(() -> queues.get("traced", String.class).enqueue("hello", Duration.ofMillis(300)));
+        SpanData request = request(
+                "request-delayed", () -> queues.get("traced", String.class).enqueue("hello", Duration.ofMillis(300)));
         await().atMost(Duration.ofSeconds(30)).until(() -> listener.got.contains("hello"));
-        await().atMost(Duration.ofSeconds(10))
-                .until(() -> spans.spans.stream().anyMatch(s -> s.getName().equals("run traced")));
-        SpanData request = spans.named("request-delayed");
-        SpanData enqueue = spans.named("enqueue traced");
-        SpanData run = spans.named("run traced");
+        SpanData enqueue = spans.named("enqueue traced", request.getTraceId());
         assertThat(enqueue.getParentSpanId()).isEqualTo(request.getSpanId());
-        assertThat(run.getTraceId()).isEqualTo(request.getTraceId());
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> !spans.named("run traced").isEmpty());
+        SpanData run = spans.named("run traced", request.getTraceId());
         assertThat(run.getParentSpanId()).isEqualTo(enqueue.getSpanId());
+        assertThat(run.getLinks()).isEmpty();
+    }
+
+    @Test
+    void aRetry_isANewSpanLinkedToTheEnqueueSpan_notItsChild() {
+        SpanData request = request(
+                "request-retried", () -> queues.get("retried", String.class).enqueue("flaky"));
+        SpanData enqueue = spans.named("enqueue retried", request.getTraceId());
+        await().atMost(Duration.ofSeconds(30)).until(() -> failingOnce.got.size() == 2);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> spans.named("run retried").size() == 2);
+
+        SpanData first = spans.childOf("run retried", enqueue.getSpanId());
+        assertThat(first.getTraceId()).isEqualTo(request.getTraceId());
+        assertThat(first.getLinks()).isEmpty();
+
+        assertThat(spans.linkedTo("run retried", enqueue.getSpanId()))
+                .singleElement()
+                .satisfies(retry -> {
+                    assertThat(retry.getParentSpanId())
+                            .as("a root: the worker has no current span")
+                            .isEqualTo(NO_PARENT);
+                    assertThat(retry.getTraceId()).isNotEqualTo(request.getTraceId());
+                    assertThat(retry.getLinks()).singleElement().satisfies(link -> {
+                        assertThat(link.getSpanContext().getTraceId()).isEqualTo(request.getTraceId());
+                        assertThat(link.getSpanContext().getSpanId()).isEqualTo(enqueue.getSpanId());
+                    });
+                });
     }
 
     @Test
     void aDeferredCall_runsInTheTraceOfTheCallThatDeferredIt() throws Exception {
+        SpanData request;
         try (RedisClient otherClient = SERVER.newClient();
                 RedisLocks other = RedisLocks.builder(otherClient).build()) {
             DistributedLock held = other.get("order:77");
             assertThat(held.tryLock()).isTrue();
             LockOutcome<?>[] outcome = new LockOutcome<?>[1];
-            Observation.createNotStarted("request-deferred", registry)
-                    .observe(() -> outcome[0] = orders.deferring(77, "traced"));
+            request = request("request-deferred", () -> outcome[0] = orders.deferring(77, "traced"));
             assertThat(outcome[0].isDeferred()).isTrue();
             held.unlock();
         }
-        await().atMost(Duration.ofSeconds(30)).until(() -> !orders.runs().isEmpty());
-        await().atMost(Duration.ofSeconds(10))
-                .until(() -> spans.spans.stream().anyMatch(s -> s.getName().equals("run deferlock-deferred")));
-        SpanData request = spans.named("request-deferred");
-        SpanData enqueue = spans.named("enqueue deferlock-deferred");
-        SpanData run = spans.named("run deferlock-deferred");
-        assertThat(enqueue.getTraceId()).isEqualTo(request.getTraceId());
-        assertThat(run.getTraceId()).isEqualTo(request.getTraceId());
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> orders.runs().stream().anyMatch(r -> r.orderId() == 77));
+        SpanData enqueue = spans.named("enqueue deferlock-deferred", request.getTraceId());
+        await().atMost(Duration.ofSeconds(10)).until(() -> spans.named("run deferlock-deferred").stream()
+                .anyMatch(s -> s.getTraceId().equals(request.getTraceId())));
+        SpanData run = spans.named("run deferlock-deferred", request.getTraceId());
         assertThat(run.getParentSpanId()).isEqualTo(enqueue.getSpanId());
-        assertThat(orders.runs()).singleElement().satisfies(r -> assertThat(r.heldLock())
-                .isTrue());
+        assertThat(orders.runs().stream().filter(r -> r.orderId() == 77))
+                .singleElement()
+                .satisfies(r -> assertThat(r.heldLock()).isTrue());
+    }
+
+    @Test
+    void aCallDeferredAgain_hasItsLaterRunLinkedToTheDeferralsEnqueueSpan() throws Exception {
+        SpanData request;
+        try (RedisClient otherClient = SERVER.newClient();
+                RedisLocks other = RedisLocks.builder(otherClient).build()) {
+            DistributedLock held = other.get("order:78");
+            assertThat(held.tryLock()).isTrue();
+            LockOutcome<?>[] outcome = new LockOutcome<?>[1];
+            request = request("request-deferred-again", () -> outcome[0] = orders.deferring(78, "again"));
+            assertThat(outcome[0].isDeferred()).isTrue();
+            // the deferred run finds the lock still taken and defers the call again
+            await().atMost(Duration.ofSeconds(30)).until(() -> deferrals.deferrals.getOrDefault("order:78", 0) >= 2);
+            held.unlock();
+        }
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> orders.runs().stream().anyMatch(r -> r.orderId() == 78));
+        SpanData enqueue = spans.named("enqueue deferlock-deferred", request.getTraceId());
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> !spans.linkedTo("run deferlock-deferred", enqueue.getSpanId())
+                        .isEmpty());
+        // the run that deferred it again is the first run, a child in the caller's trace
+        SpanData firstRun = spans.childOf("run deferlock-deferred", enqueue.getSpanId());
+        assertThat(firstRun.getTraceId()).isEqualTo(request.getTraceId());
+        // the run that handled it is a new span with a link to the deferral's enqueue span
+        assertThat(spans.linkedTo("run deferlock-deferred", enqueue.getSpanId()))
+                .allSatisfy(later -> {
+                    assertThat(later.getTraceId()).isNotEqualTo(request.getTraceId());
+                    assertThat(later.getParentSpanId()).isEqualTo(NO_PARENT);
+                })
+                .isNotEmpty();
     }
 }
