@@ -1,0 +1,47 @@
+package io.github.deferlock.lock;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.RedisClient;
+
+/**
+ * A contending process for {@link CrossProcessFairnessIT}: {@code host port name index seconds}. Prints READY,
+ * waits until the key {@code fair:go} exists, then for {@code seconds} loops on one thread: takes an arrival
+ * ticket ({@code INCR fair:ticket}) just before {@code lock()}, and inside the lock appends {@code
+ * ticket:index:waitMicros} to the list {@code fair:grants}, holds about 1 ms and unlocks. Prints {@code DONE n}.
+ */
+final class FairnessWorkerMain {
+    private FairnessWorkerMain() {}
+
+    public static void main(String[] args) throws Exception {
+        HostAndPort address = new HostAndPort(args[0], Integer.parseInt(args[1]));
+        String name = args[2];
+        String index = args[3];
+        long runNanos = TimeUnit.SECONDS.toNanos(Long.parseLong(args[4]));
+        try (RedisClient redis = RedisClient.builder().hostAndPort(address).build();
+                RedisLocks locks = RedisLocks.builder(redis).build()) {
+            DistributedLock lock = locks.get(name);
+            System.out.println("READY");
+            while (!redis.exists("fair:go")) {
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
+            }
+            long end = System.nanoTime() + runNanos;
+            int n = 0;
+            while (System.nanoTime() < end) {
+                long ticket = redis.incr("fair:ticket");
+                long start = System.nanoTime();
+                lock.lock();
+                try {
+                    long waited = TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - start);
+                    redis.rpush("fair:grants", ticket + ":" + index + ":" + waited);
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+                } finally {
+                    lock.unlock();
+                }
+                n++;
+            }
+            System.out.println("DONE " + n);
+        }
+    }
+}
