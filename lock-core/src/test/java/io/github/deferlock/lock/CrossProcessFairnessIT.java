@@ -18,9 +18,11 @@ import redis.clients.jedis.RedisClient;
 /**
  * Issue 19: N separate JVMs, one thread each, loop acquire → hold ~1 ms → release on one key. Waiters of
  * different processes are served in arrival order (the Redis waiter queue), so every process gets about the
- * same share (Jain index) and no acquisition is overtaken by more than a couple of later arrivals (an
- * arrival ticket is taken with INCR just before {@code lock()}, so two processes arriving within a round
- * trip of each other may queue in either order).
+ * same share (Jain index) and acquisitions are granted in arrival order: an arrival ticket is taken with INCR
+ * just before {@code lock()}, and an acquisition is overtaken by each one granted before it with a later
+ * ticket. A process descheduled between its ticket and its request (2 busy cores) queues late, so a few
+ * overtakes remain; on main a waiter was overtaken by up to 120 (2 JVMs) and 246 (4 JVMs) later arrivals,
+ * 0.5 and 2.0 overtakes per acquisition.
  */
 @ExtendWith(RedisExtension.class)
 final class CrossProcessFairnessIT {
@@ -78,6 +80,18 @@ final class CrossProcessFairnessIT {
             total += overtakenBy[i];
         }
         int maxOvertaken = Arrays.stream(overtakenBy).max().orElse(0);
+        for (int i = 0; i < n; i++) {
+            if (overtakenBy[i] == maxOvertaken && maxOvertaken > 0) {
+                LoggerFactory.getLogger(CrossProcessFairnessIT.class)
+                        .info(
+                                "most overtaken: grant {} of {} ({}), granted before it: {}",
+                                i,
+                                n,
+                                grants.get(i),
+                                grants.subList(Math.max(0, i - maxOvertaken - 3), i));
+                break;
+            }
+        }
         double sum = Arrays.stream(perProcess).sum();
         double squares =
                 Arrays.stream(perProcess).mapToDouble(c -> (double) c * c).sum();
@@ -103,7 +117,7 @@ final class CrossProcessFairnessIT {
                 .isGreaterThanOrEqualTo(0.9);
         assertThat(maxOvertaken)
                 .as("most later arrivals granted before one acquisition")
-                .isLessThanOrEqualTo(2);
-        assertThat((double) total / n).as("overtakes per acquisition").isLessThanOrEqualTo(0.1);
+                .isLessThanOrEqualTo(10);
+        assertThat((double) total / n).as("overtakes per acquisition").isLessThanOrEqualTo(0.05);
     }
 }

@@ -6,7 +6,8 @@ import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.RedisClient;
 
 /**
- * A contending process for {@link CrossProcessFairnessIT}: {@code host port name index seconds}. Prints READY,
+ * A contending process for {@link CrossProcessFairnessIT}: {@code host port name index seconds}. Locks and
+ * unlocks once (so a cold JVM's first request does not lag far behind its ticket), prints READY,
  * waits until the key {@code fair:go} exists, then for {@code seconds} loops on one thread: takes an arrival
  * ticket ({@code INCR fair:ticket}) just before {@code lock()}, and inside the lock appends {@code
  * ticket:index:waitMicros} to the list {@code fair:grants}, holds about 1 ms and unlocks. Prints {@code DONE n}.
@@ -22,6 +23,8 @@ final class FairnessWorkerMain {
         try (RedisClient redis = RedisClient.builder().hostAndPort(address).build();
                 RedisLocks locks = RedisLocks.builder(redis).build()) {
             DistributedLock lock = locks.get(name);
+            lock.lock(); // warm up: classes loaded, scripts cached, before anyone takes a ticket
+            lock.unlock();
             System.out.println("READY");
             while (!redis.exists("fair:go")) {
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
@@ -29,8 +32,8 @@ final class FairnessWorkerMain {
             long end = System.nanoTime() + runNanos;
             int n = 0;
             while (System.nanoTime() < end) {
-                long ticket = redis.incr("fair:ticket");
                 long start = System.nanoTime();
+                long ticket = redis.incr("fair:ticket");
                 lock.lock();
                 try {
                     long waited = TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - start);
