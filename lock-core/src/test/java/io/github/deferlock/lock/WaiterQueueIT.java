@@ -156,4 +156,39 @@ final class WaiterQueueIT {
         long localToken = Long.parseLong(order.get(1).substring(6));
         assertThat(localToken).isGreaterThan(remoteToken);
     }
+
+    @Test
+    void waiterChannel_afterTheWait_staysSubscribedAboutTwoSecondsThenUnsubscribed(
+            RedisServer server, RedisClient redis) throws Exception {
+        try (RedisLocks locks = RedisLocks.builder(redis).build();
+                RedisClient other = server.newClient();
+                RedisLocks others = RedisLocks.builder(other).build()) {
+            DistributedLock holder = locks.get("linger");
+            holder.lock();
+            CompletableFuture<Boolean> waiter = CompletableFuture.supplyAsync(() -> {
+                DistributedLock lock = others.get("linger");
+                boolean got = lock.tryLock(Duration.ofSeconds(20));
+                if (got) {
+                    lock.unlock();
+                }
+                return got;
+            });
+            await().atMost(Duration.ofSeconds(10)).until(() -> channels(server) == 1);
+            holder.unlock();
+            assertThat(waiter.get(10, TimeUnit.SECONDS)).isTrue();
+            long doneAt = System.nanoTime();
+            // kept for the next wait on the key (a process contending again hears its turn at once) ...
+            assertThat(channels(server)).isEqualTo(1);
+            // ... and ended once idle
+            await().atMost(Duration.ofSeconds(10)).until(() -> channels(server) == 0);
+            assertThat(Duration.ofNanos(System.nanoTime() - doneAt))
+                    .isBetween(Duration.ofMillis(1500), Duration.ofSeconds(5));
+        }
+    }
+
+    private static long channels(RedisServer server) {
+        try (redis.clients.jedis.Jedis jedis = server.newConnection()) {
+            return jedis.pubsubChannels("lock:{linger}:released:*").size();
+        }
+    }
 }

@@ -1,7 +1,6 @@
 package io.github.deferlock.lock.internal;
 
 import io.github.deferlock.lock.LockClock;
-import io.github.deferlock.redis.internal.NoticeBus;
 import io.github.deferlock.redis.internal.Retry;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
@@ -15,7 +14,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The contention of this JVM's one contender for a key (it has the {@link LocalGate}) with other processes:
  * asks Redis, and while the key is taken waits in the key's FIFO waiter queue in Redis (waiters.lua) for the
- * notice on its own waiter channel that the key is reserved for it, polling with a {@link PollBackoff} for a
+ * notice on its own waiter channel ({@link WaiterChannels}) that the key is reserved for it, polling with a {@link PollBackoff} for a
  * notice that was missed (each poll also refreshes its place in the queue), until the key is won or the wait
  * runs out; then it leaves the queue. Threadsafe.
  */
@@ -24,7 +23,7 @@ final class CrossProcessContention {
 
     private final LockClock clock;
     private final LockScripts scripts;
-    private final NoticeBus notices;
+    private final WaiterChannels channels;
     private final Watchdog watchdog;
     private final Consumer<Hold> releaser;
     private final BooleanSupplier closed;
@@ -34,14 +33,14 @@ final class CrossProcessContention {
     CrossProcessContention(
             LockClock clock,
             LockScripts scripts,
-            NoticeBus notices,
+            WaiterChannels channels,
             Watchdog watchdog,
             Consumer<Hold> releaser,
             BooleanSupplier closed,
             byte[] defaultLeaseMillis) {
         this.clock = clock;
         this.scripts = scripts;
-        this.notices = notices;
+        this.channels = channels;
         this.watchdog = watchdog;
         this.releaser = releaser;
         this.closed = closed;
@@ -62,7 +61,7 @@ final class CrossProcessContention {
         long leaseNanos = TimeUnit.MILLISECONDS.toNanos(leaseMillis);
         int attempts = 0;
         PollBackoff backoff = new PollBackoff();
-        NoticeBus.Subscription watching = null;
+        WaiterChannels.Use watching = null;
         boolean queued = false; // this engine may have an entry in the key's waiter queue
         try {
             while (true) {
@@ -95,8 +94,8 @@ final class CrossProcessContention {
                     throw new InterruptedException();
                 }
                 if (watching == null && !closed.getAsBoolean()) {
-                    // the bus runs the listener once subscribed too, so a notice sent before that is not missed
-                    watching = notices.watch(scripts.waiterChannel(st), st::signal);
+                    // a new subscription signals once it is in place too, so a notice sent before is not missed
+                    watching = channels.watch(st, scripts.waiterChannel(st));
                 }
                 st.signal.await(seen, backoff.next(left, ttl));
             }

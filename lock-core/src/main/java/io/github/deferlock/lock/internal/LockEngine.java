@@ -31,6 +31,7 @@ public final class LockEngine implements AutoCloseable {
     private final LockScripts scripts;
     private final NoticeBus notices;
     private final Watchdog watchdog;
+    private final WaiterChannels waiterChannels;
     private final CrossProcessContention contention;
     private final LockEvents events;
     private final byte[] defaultLeaseMillis;
@@ -52,8 +53,9 @@ public final class LockEngine implements AutoCloseable {
                 "deferlock-subscriber",
                 (config.keyPrefix() + "subscriber:" + UUID.randomUUID()).getBytes(StandardCharsets.UTF_8));
         this.watchdog = new Watchdog(this); // reads topology
+        this.waiterChannels = new WaiterChannels(notices, states::existing, watchdog, clock);
         this.contention = new CrossProcessContention(
-                clock, scripts, notices, watchdog, this::release, () -> closed, defaultLeaseMillis);
+                clock, scripts, waiterChannels, watchdog, this::release, () -> closed, defaultLeaseMillis);
     }
 
     LockConfig config() {
@@ -331,6 +333,7 @@ public final class LockEngine implements AutoCloseable {
         for (KeyState st : states.all()) {
             sweepHanded(st);
         }
+        waiterChannels.close();
         watchdog.close();
         notices.close();
     }
