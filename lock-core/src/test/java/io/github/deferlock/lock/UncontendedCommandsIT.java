@@ -22,6 +22,9 @@ import redis.clients.jedis.RedisClient;
 final class UncontendedCommandsIT {
     private static final int CYCLES = 100;
 
+    /** Our own INFO, and what a new pooled connection sends (Jedis's CLIENT SETINFO; 6.2 refuses it). */
+    private static final java.util.Set<String> CONNECTION_SETUP = java.util.Set.of("info", "client", "hello");
+
     private static Map<String, Long> calls(RedisServer server) {
         Map<String, Long> calls = new TreeMap<>();
         try (Jedis jedis = server.newConnection()) {
@@ -51,7 +54,7 @@ final class UncontendedCommandsIT {
             long total = 0;
             for (Map.Entry<String, Long> e : after.entrySet()) {
                 long d = e.getValue() - before.getOrDefault(e.getKey(), 0L);
-                if (d > 0 && !e.getKey().equals("info")) {
+                if (d > 0 && !CONNECTION_SETUP.contains(e.getKey())) {
                     perCycle.put(e.getKey(), d);
                     total += d;
                 }
