@@ -150,22 +150,31 @@ final class Limits {
                     switch (name) {
                         case "acquire" ->
                             List.of(
-                                    "2",
+                                    "4",
                                     "rb:l:__rand_int__",
                                     "rb:l:__rand_int__:fence",
+                                    "rb:l:__rand_int__:waiters",
+                                    "rb:l:__rand_int__:waiter-deadlines",
                                     "0123456789abcdef0123456789abcdef",
                                     "30000",
                                     "1",
+                                    "",
+                                    "new",
+                                    "1000",
+                                    "rb:l:__rand_int__:released:",
                                     "0");
                         case "release" ->
                             List.of(
-                                    "2",
+                                    "4",
                                     "rb:l:__rand_int__",
                                     "rb:l:__rand_int__:last-release",
+                                    "rb:l:__rand_int__:waiters",
+                                    "rb:l:__rand_int__:waiter-deadlines",
                                     "0123456789abcdef0123456789abcdef",
-                                    "rb:ch",
+                                    "rb:l:__rand_int__:released:",
                                     "0",
-                                    "60000");
+                                    "60000",
+                                    "1000");
                         case "renew" -> List.of("1", "rb:l:__rand_int__", "30000", "0123456789abcdef0123456789abcdef");
                         case "enqueue" ->
                             List.of(

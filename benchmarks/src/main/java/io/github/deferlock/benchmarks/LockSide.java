@@ -154,7 +154,8 @@ interface LockSide extends AutoCloseable {
         @Override
         public Cycle lock(String key) {
             String k = "rawf:{" + key + "}";
-            List<String> keys = List.of(k, k + ":fence");
+            List<String> keys = List.of(k, k + ":fence", k + ":waiters", k + ":waiter-deadlines");
+            List<String> releaseKeys = List.of(k, k + ":last-release", k + ":waiters", k + ":waiter-deadlines");
             String lease = Long.toString(LEASE_MILLIS);
             return new Cycle() {
                 private String token;
@@ -165,7 +166,8 @@ interface LockSide extends AutoCloseable {
                     ThreadLocalRandom.current().nextBytes(b);
                     String t = HexFormat.of().formatHex(b);
                     while (true) {
-                        Object r = client.evalsha(acquire, keys, List.of(t, lease, "1", "0"));
+                        Object r = client.evalsha(
+                                acquire, keys, List.of(t, lease, "1", "", "new", "1000", k + ":released:", "0"));
                         if (r instanceof List<?> l && Long.valueOf(1).equals(l.get(0))) {
                             break;
                         }
@@ -176,8 +178,7 @@ interface LockSide extends AutoCloseable {
 
                 @Override
                 public void unlock() {
-                    client.evalsha(
-                            release, List.of(k, k + ":last-release"), List.of(token, k + ":released", "0", "60000"));
+                    client.evalsha(release, releaseKeys, List.of(token, k + ":released:", "0", "60000", "1000"));
                 }
             };
         }

@@ -406,7 +406,7 @@ public final class Inspector {
         checkPrefix(prefix);
         Require.notNull("name", name);
         LockView v = readLock(prefix, name, LockKeys.lockKey(prefix, name));
-        return v.held() || v.fencingCounter().isPresent() ? Optional.of(v) : Optional.empty();
+        return v.held() || v.waiters() || v.fencingCounter().isPresent() ? Optional.of(v) : Optional.empty();
     }
 
     private LockView readLock(String prefix, String name, String key) {
@@ -423,8 +423,10 @@ public final class Inspector {
         } catch (NumberFormatException e) {
             LOG.debug("fencing counter of {} is not a number: {}", key, fence);
         }
-        boolean held = "string".equals(type) && !value.isEmpty();
-        boolean waiters = held && value.endsWith("+");
+        // '~<waiter id>': released and reserved for the head of the key's waiter queue, not held by anyone
+        boolean reserved = "string".equals(type) && value.startsWith("~");
+        boolean held = "string".equals(type) && !value.isEmpty() && !reserved;
+        boolean waiters = reserved || (held && value.endsWith("+"));
         String token = waiters ? value.substring(0, value.length() - 1) : value;
         return new LockView(
                 prefix,

@@ -15,7 +15,8 @@ import java.util.OptionalLong;
  * @param remainingLease the holder's remaining lease, empty when free or when the key has no TTL
  * @param fencingCounter the lock's fencing counter: the highest fencing token handed out for this name (the
  *     holder's token is at most this; a watchdog hold reserves a block of 8); empty when never locked
- * @param waiters whether a contender of another process waits for the holder to release
+ * @param waiters whether a contender of another process is queued for the lock (while it is held, or while
+ *     a free lock is reserved for the head of its waiter queue)
  */
 public record LockView(
         String prefix,

@@ -22,6 +22,7 @@ import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.params.SetParams;
 
 /** The read model and actions against a real redis-server with a known workload (issue 17). */
 @ExtendWith(RedisExtension.class)
@@ -289,6 +290,16 @@ final class InspectorIT {
             assertThat(freeView.remainingLease()).isEmpty();
             assertThat(freeView.fencingCounter()).isPresent();
             assertThat(inspector.lock("lock:", "never")).isEmpty();
+            // released to the head of its waiter queue and not yet taken (lock-core issue 19): free, waited for
+            redis.set(
+                    "lock:{reserved}",
+                    "~0123456789abcdef",
+                    SetParams.setParams().px(10_000));
+            LockView reserved = inspector.lock("lock:", "reserved").orElseThrow();
+            assertThat(reserved.held()).isFalse();
+            assertThat(reserved.remainingLease()).isEmpty();
+            assertThat(reserved.waiters()).isTrue();
+            redis.del("lock:{reserved}");
             assertThat(inspector.locks("lock:", 1).more()).isTrue();
             assertThat(inspector.locks("other:", 10).locks()).isEmpty();
 

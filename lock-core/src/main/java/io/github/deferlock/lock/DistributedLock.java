@@ -41,7 +41,10 @@ public interface DistributedLock {
     String key();
 
     /**
-     * Acquires the lock if it is free now, without waiting, with the default lease and watchdog.
+     * Acquires the lock if it is free now, without waiting, with the default lease and watchdog. A key that
+     * another process just released to the next waiter of its queue (a live waiter of another {@code
+     * RedisLocks} queued for it) is not free: this returns false rather than overtake that waiter
+     * (docs/locks.md, "Waiting").
      *
      * @return true when the current thread holds the lock (also when it already held it)
      * @throws LockException when Redis fails, or the key holds a value that is not a lock

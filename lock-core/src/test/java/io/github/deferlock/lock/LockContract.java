@@ -64,13 +64,14 @@ abstract class LockContract {
         deployment.flushAll();
     }
 
-    private static long subscribers(RedisServer node, String channel, boolean sharded) {
+    /** How many channels matching {@code pattern} have subscribers on {@code node}. */
+    private static long subscribers(RedisServer node, String pattern, boolean sharded) {
         try (Jedis j = node.newConnection()) {
             if (sharded) {
-                List<?> reply = (List<?>) j.sendCommand(Protocol.Command.PUBSUB, "SHARDNUMSUB", channel);
-                return (Long) reply.get(1);
+                List<?> reply = (List<?>) j.sendCommand(Protocol.Command.PUBSUB, "SHARDCHANNELS", pattern);
+                return reply.size();
             }
-            return j.pubsubNumSub(channel).getOrDefault(channel, 0L);
+            return j.pubsubChannels(pattern).size();
         }
     }
 
@@ -205,7 +206,7 @@ abstract class LockContract {
             List<RedisServer> nodes = sharded() ? List.of(deployment.nodeFor("lock:{notice}")) : deployment.masters();
             await().atMost(Duration.ofSeconds(10))
                     .until(() -> nodes.stream()
-                                    .mapToLong(n -> subscribers(n, "lock:{notice}:released", sharded()))
+                                    .mapToLong(n -> subscribers(n, "lock:{notice}:released:*", sharded()))
                                     .sum()
                             == 1L);
             // let the fallback poll grow to its 500 ms cap, so only the notice can wake the waiter quickly
@@ -215,5 +216,49 @@ abstract class LockContract {
             assertThat(waiter).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(true);
             assertThat(Duration.ofNanos(acquiredAt.get() - releasedAt)).isLessThan(Duration.ofMillis(250));
         }
+    }
+
+    private static Thread waiter(RedisLocks locks, String who, List<String> order) {
+        return new Thread(() -> {
+            DistributedLock lock = locks.get("fifo");
+            if (lock.tryLock(Duration.ofSeconds(20))) {
+                order.add(who);
+                try {
+                    Thread.sleep(50);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } finally {
+                    lock.unlock();
+                }
+            }
+        });
+    }
+
+    /** Issue 19: waiters of other clients queue in Redis, in the key's slot, and are served in arrival order. */
+    @Test
+    void lock_waitersOfOtherClients_servedInArrivalOrder() throws Exception {
+        List<String> order = new CopyOnWriteArrayList<>();
+        try (RedisLocks a = RedisLocks.builder(redis).build();
+                RedisLocks b = RedisLocks.builder(other).build();
+                RedisLocks c = RedisLocks.builder(redis).build()) {
+            DistributedLock held = a.get("fifo");
+            held.lock();
+            Thread first = waiter(b, "b", order);
+            first.start();
+            await().atMost(Duration.ofSeconds(10)).until(() -> redis.llen("lock:{fifo}:waiters") == 1);
+            Thread second = waiter(c, "c", order);
+            second.start();
+            await().atMost(Duration.ofSeconds(10)).until(() -> redis.llen("lock:{fifo}:waiters") == 2);
+            assertThat(redis.zcard("lock:{fifo}:waiter-deadlines")).isEqualTo(2);
+            if (deployment.kind() == RedisDeployment.Kind.CLUSTER) {
+                assertThat(deployment.nodeFor("lock:{fifo}:waiters")).isSameAs(deployment.nodeFor("lock:{fifo}"));
+            }
+            held.unlock();
+            first.join(20_000);
+            second.join(20_000);
+        }
+        assertThat(order).containsExactly("b", "c");
+        assertThat(redis.exists("lock:{fifo}")).isFalse();
+        assertThat(redis.llen("lock:{fifo}:waiters")).isZero();
     }
 }

@@ -1,30 +1,29 @@
 package io.github.deferlock.lock.internal;
 
 import io.github.deferlock.lock.LockClock;
-import io.github.deferlock.redis.internal.NoticeBus;
+import io.github.deferlock.redis.internal.Retry;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The contention of this JVM's one contender for a key (it has the {@link LocalGate}) with other processes:
- * asks Redis, and while another process holds the key waits for its release notice, polling with a {@link
- * PollBackoff} for a notice that was missed, until the key is won or the wait runs out. Threadsafe.
+ * asks Redis, and while the key is taken waits in the key's FIFO waiter queue in Redis (waiters.lua) for the
+ * notice on its own waiter channel ({@link WaiterChannels}) that the key is reserved for it, polling with a {@link PollBackoff} for a
+ * notice that was missed (each poll also refreshes its place in the queue), until the key is won or the wait
+ * runs out; then it leaves the queue. Threadsafe.
  */
 final class CrossProcessContention {
-
-    /**
-     * How long the next local contender holds back after a release that another process was marked as waiting
-     * for (release.lua returned 2), so that process's notified contender can take its turn.
-     */
-    static final long YIELD_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+    private static final Logger LOG = LoggerFactory.getLogger(CrossProcessContention.class);
 
     private final LockClock clock;
     private final LockScripts scripts;
-    private final NoticeBus notices;
+    private final WaiterChannels channels;
     private final Watchdog watchdog;
     private final Consumer<Hold> releaser;
     private final BooleanSupplier closed;
@@ -34,14 +33,14 @@ final class CrossProcessContention {
     CrossProcessContention(
             LockClock clock,
             LockScripts scripts,
-            NoticeBus notices,
+            WaiterChannels channels,
             Watchdog watchdog,
             Consumer<Hold> releaser,
             BooleanSupplier closed,
             byte[] defaultLeaseMillis) {
         this.clock = clock;
         this.scripts = scripts;
-        this.notices = notices;
+        this.channels = channels;
         this.watchdog = watchdog;
         this.releaser = releaser;
         this.closed = closed;
@@ -62,22 +61,21 @@ final class CrossProcessContention {
         long leaseNanos = TimeUnit.MILLISECONDS.toNanos(leaseMillis);
         int attempts = 0;
         PollBackoff backoff = new PollBackoff();
-        NoticeBus.Subscription watching = null;
+        WaiterChannels.Use watching = null;
+        boolean queued = false; // this engine may have an entry in the key's waiter queue
         try {
-            if (st.signal.takeYield()) {
-                long left = forever ? YIELD_NANOS : Math.min(YIELD_NANOS, start + waitNanos - clock.nanoTime());
-                if (left > 0) {
-                    st.signal.await(st.signal.count(), left);
-                }
-            }
             while (true) {
                 long seen = st.signal.count();
                 byte[] token = newToken();
                 long sentAt = clock.nanoTime();
                 attempts++;
                 boolean willWait = forever || start + waitNanos - sentAt > 0;
-                long[] reply = scripts.acquire(st, token, lease, renew, willWait);
+                LockScripts.Queue queue = !queued
+                        ? (willWait ? LockScripts.Queue.NEW : LockScripts.Queue.NONE)
+                        : (willWait ? LockScripts.Queue.WAIT : LockScripts.Queue.LAST);
+                long[] reply = scripts.acquire(st, token, lease, renew, queue);
                 if (reply[0] == 1) {
+                    queued = false; // a grant takes the caller out of the queue
                     long first = reply[1] - (renew ? HandOffChain.BLOCK : 1) + 1;
                     Hold hold = new Hold(clock, releaser, st, token, first, reply[1], sentAt, leaseNanos, renew);
                     if (renew) {
@@ -85,17 +83,19 @@ final class CrossProcessContention {
                     }
                     return Outcome.acquired(hold, attempts, clock.nanoTime() - start);
                 }
+                queued = queue == LockScripts.Queue.NEW || queue == LockScripts.Queue.WAIT;
                 long ttl = reply[1];
                 long now = clock.nanoTime();
                 long left = forever ? Long.MAX_VALUE : start + waitNanos - now;
                 if (left <= 0) {
-                    return Outcome.conflict(attempts, now - start, ttl);
+                    return Outcome.conflict(attempts, now - start, Math.max(ttl, -1));
                 }
                 if (Thread.interrupted()) {
                     throw new InterruptedException();
                 }
                 if (watching == null && !closed.getAsBoolean()) {
-                    watching = notices.watch(st.channel, st::signal);
+                    // a new subscription signals once it is in place too, so a notice sent before is not missed
+                    watching = channels.watch(st, scripts.waiterChannel(st));
                 }
                 st.signal.await(seen, backoff.next(left, ttl));
             }
@@ -103,6 +103,25 @@ final class CrossProcessContention {
             if (watching != null) {
                 watching.close();
             }
+            if (queued) {
+                leave(st);
+            }
+        }
+    }
+
+    /** Takes this engine's contender out of the key's waiter queue; a failure only delays the queue. */
+    private void leave(KeyState st) {
+        try {
+            Retry.QUICK_CONNECTION_ERRORS.call(() -> {
+                scripts.leave(st);
+                return null;
+            });
+        } catch (RuntimeException e) {
+            LOG.debug(
+                    "cannot leave the waiter queue of lock '{}'; the entry expires within {} ms",
+                    st.keyString,
+                    LockScripts.WAITER_LIFE_MILLIS,
+                    e);
         }
     }
 

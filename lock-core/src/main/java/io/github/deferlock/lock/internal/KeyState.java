@@ -11,8 +11,10 @@ final class KeyState {
     final String name;
     final byte[] key;
     final byte[] fence;
-    final byte[] channel;
     final byte[] lastRelease;
+    final byte[] waiters;
+    final byte[] waiterDeadlines;
+    final byte[] waiterChannelPrefix;
     final String keyString;
 
     final LocalGate gate = new LocalGate();
@@ -27,12 +29,14 @@ final class KeyState {
         this.name = name;
         this.key = key;
         this.fence = Keys.fenceKey(key);
-        this.channel = Keys.channel(key);
         this.lastRelease = Keys.lastReleaseKey(key);
+        this.waiters = Keys.waitersKey(key);
+        this.waiterDeadlines = Keys.waiterDeadlinesKey(key);
+        this.waiterChannelPrefix = Keys.waiterChannelPrefix(key);
         this.keyString = new String(key, StandardCharsets.UTF_8);
     }
 
-    /** A release notice arrived, or the subscription changed: the contender should look again. */
+    /** A notice on this JVM's waiter channel arrived, or the subscription changed: the contender should look again. */
     void signal() {
         signal.raise();
     }

@@ -14,7 +14,8 @@ import java.util.Arrays;
  *       {@code %25}, {@code %7B}, {@code %7D}; so the hash tag is exactly {@code e}, never empty, and every
  *       name has its own key;
  *   <li>fencing counter: {@code p{e}:fence} (same slot);
- *   <li>release channel: {@code p{e}:released};
+ *   <li>waiter queue: {@code p{e}:waiters} (list of waiter ids) and {@code p{e}:waiter-deadlines} (zset);
+ *   <li>waiter channels: {@code p{e}:released:<waiter id>} (one per waiting {@code RedisLocks});
  *   <li>release record: {@code p{e}:last-release} (the token of the last release, kept briefly, so a resent
  *       release recognises its own success).
  * </ul>
@@ -57,9 +58,27 @@ final class Keys {
         return suffix(lockKey, ":last-release");
     }
 
-    /** The release channel of a lock key. */
-    static byte[] channel(byte[] lockKey) {
-        return suffix(lockKey, ":released");
+    /** The waiter queue of a lock key: waiter ids in arrival order (waiters.lua). */
+    static byte[] waitersKey(byte[] lockKey) {
+        return suffix(lockKey, ":waiters");
+    }
+
+    /** The waiter deadlines of a lock key: waiter id to deadline in server ms (waiters.lua). */
+    static byte[] waiterDeadlinesKey(byte[] lockKey) {
+        return suffix(lockKey, ":waiter-deadlines");
+    }
+
+    /** The prefix of a lock key's waiter channels; a waiter's channel is this followed by its id. */
+    static byte[] waiterChannelPrefix(byte[] lockKey) {
+        return suffix(lockKey, ":released:");
+    }
+
+    /** The channel on which the waiter {@code waiterId} of a lock key is told the key is reserved for it. */
+    static byte[] waiterChannel(byte[] lockKey, byte[] waiterId) {
+        byte[] prefix = waiterChannelPrefix(lockKey);
+        byte[] out = Arrays.copyOf(prefix, prefix.length + waiterId.length);
+        System.arraycopy(waiterId, 0, out, prefix.length, waiterId.length);
+        return out;
     }
 
     private static byte[] suffix(byte[] key, String suffix) {

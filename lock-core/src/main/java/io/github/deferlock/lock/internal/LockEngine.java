@@ -31,6 +31,7 @@ public final class LockEngine implements AutoCloseable {
     private final LockScripts scripts;
     private final NoticeBus notices;
     private final Watchdog watchdog;
+    private final WaiterChannels waiterChannels;
     private final CrossProcessContention contention;
     private final LockEvents events;
     private final byte[] defaultLeaseMillis;
@@ -52,8 +53,9 @@ public final class LockEngine implements AutoCloseable {
                 "deferlock-subscriber",
                 (config.keyPrefix() + "subscriber:" + UUID.randomUUID()).getBytes(StandardCharsets.UTF_8));
         this.watchdog = new Watchdog(this); // reads topology
+        this.waiterChannels = new WaiterChannels(notices, states::existing, watchdog, clock);
         this.contention = new CrossProcessContention(
-                clock, scripts, notices, watchdog, this::release, () -> closed, defaultLeaseMillis);
+                clock, scripts, waiterChannels, watchdog, this::release, () -> closed, defaultLeaseMillis);
     }
 
     LockConfig config() {
@@ -206,6 +208,9 @@ public final class LockEngine implements AutoCloseable {
         if (!HandOffChain.allows(hold, now)) {
             return false;
         }
+        if (waitedForElsewhere(hold)) {
+            return false; // a waiter of another process is queued: the key goes to it through Redis
+        }
         Hold next = hold.successor(now);
         if (next == null) {
             return false;
@@ -217,6 +222,20 @@ public final class LockEngine implements AutoCloseable {
         st.gate.leave();
         sweepHanded(st);
         return true;
+    }
+
+    /**
+     * Whether a waiter of another process is queued for the key of {@code hold} (the key is marked), so a
+     * local hand-off would overtake it. One {@code GET}, sent only when a local thread waits for the key; on a
+     * connection error the hand-off goes ahead (the watchdog confirms the key at once).
+     */
+    private boolean waitedForElsewhere(Hold hold) {
+        try {
+            return scripts.markedAsWaitedFor(hold.state, hold.token);
+        } catch (JedisException e) {
+            LOG.debug("cannot check the waiter queue of lock '{}' before a hand-off", hold.state.keyString, e);
+            return false;
+        }
     }
 
     /** Ends a thread-bound or handle hold: compare-and-delete in Redis, then the local gate. */
@@ -241,9 +260,6 @@ public final class LockEngine implements AutoCloseable {
             // compares the token, and a resend recognises its own earlier release (reply 3)
             long reply = Retry.QUICK_CONNECTION_ERRORS.call(() -> scripts.release(st, hold.token));
             deleted = reply != 0;
-            if (reply == 2) {
-                st.signal.yieldNext(); // another process waits for this key: our next local contender lets it go first
-            }
         } catch (JedisException e) {
             failure =
                     new LockException("cannot release lock '" + st.keyString + "'; the key expires with its lease", e);
@@ -317,6 +333,7 @@ public final class LockEngine implements AutoCloseable {
         for (KeyState st : states.all()) {
             sweepHanded(st);
         }
+        waiterChannels.close();
         watchdog.close();
         notices.close();
     }

@@ -7,6 +7,7 @@ final class LockLua {
     static final Script ACQUIRE = load("acquire.lua");
     static final Script RELEASE = load("release.lua");
     static final Script RENEW = load("renew.lua");
+    static final Script LEAVE = load("leave.lua");
 
     private LockLua() {}
 

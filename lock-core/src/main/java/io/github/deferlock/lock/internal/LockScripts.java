@@ -4,6 +4,9 @@ import io.github.deferlock.lock.LockException;
 import io.github.deferlock.redis.internal.ReplicatedCall;
 import io.github.deferlock.redis.internal.Topology;
 import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -12,8 +15,9 @@ import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
- * The lock's typed script calls: acquire.lua (with {@code WAIT} when replicas are required) and release.lua
- * ({@link LockLua}), the only code that knows their KEYS and ARGV order. Threadsafe.
+ * The lock's typed script calls: acquire.lua (with {@code WAIT} when replicas are required), release.lua and
+ * leave.lua ({@link LockLua}), the only code that knows their KEYS and ARGV order. Holds this engine's waiter
+ * id: the name under which its contenders queue in a key's waiter queue (waiters.lua). Threadsafe.
  */
 final class LockScripts {
     private static final Logger LOG = LoggerFactory.getLogger(LockScripts.class);
@@ -28,22 +32,58 @@ final class LockScripts {
     private static final byte[] RELEASE_RECORD_ARG =
             Long.toString(RELEASE_RECORD_MILLIS).getBytes(StandardCharsets.US_ASCII);
 
+    /**
+     * How long a waiter's entry in a key's waiter queue lives unless the waiter asks again (every request of a
+     * waiting contender refreshes it, at least every {@link PollBackoff#MAX_NANOS}): a crashed waiter delays
+     * the queue by at most this plus one poll.
+     */
+    static final long WAITER_LIFE_MILLIS = 1_000;
+
+    private static final byte[] WAITER_LIFE_ARG =
+            Long.toString(WAITER_LIFE_MILLIS).getBytes(StandardCharsets.US_ASCII);
+
+    /** Where a contender stands in the key's waiter queue when it asks (acquire.lua ARGV[5]). */
+    enum Queue {
+        /** It will not wait: takes a free key, never queues. */
+        NONE(new byte[0]),
+        /** Not queued yet: takes a free key, queues if the key is taken. */
+        NEW("new".getBytes(StandardCharsets.US_ASCII)),
+        /** Queued: takes a free or reserved key only as the live head, else refreshes its place. */
+        WAIT("wait".getBytes(StandardCharsets.US_ASCII)),
+        /** Queued, asking for the last time: like WAIT, but leaves the queue if not granted. */
+        LAST("last".getBytes(StandardCharsets.US_ASCII));
+
+        final byte[] arg;
+
+        Queue(byte[] arg) {
+            this.arg = arg;
+        }
+    }
+
     private static final byte[] HAND_OFF_BLOCK_ARG =
             Integer.toString(HandOffChain.BLOCK).getBytes(StandardCharsets.US_ASCII);
     private static final byte[] SINGLE_TOKEN_ARG = {'1'};
-    private static final byte[] WILL_WAIT = {'1'};
-    private static final byte[] WONT_WAIT = {'0'};
+    private static final byte[] NO_WAITER = new byte[0];
 
     private final LockConfig config;
     private final UnifiedJedis redis;
     private final Topology topology;
     private final ReplicatedCall replicated;
+    private final byte[] waiterId;
 
     LockScripts(LockConfig config, UnifiedJedis redis, Topology topology) {
         this.config = config;
         this.redis = redis;
         this.topology = topology;
         this.replicated = new ReplicatedCall(topology, config.replicas(), config.replicaTimeout());
+        byte[] id = new byte[8];
+        new SecureRandom().nextBytes(id);
+        this.waiterId = HexFormat.of().formatHex(id).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** The channel on which this engine's contender for {@code st} is told the key is reserved for it. */
+    byte[] waiterChannel(KeyState st) {
+        return Keys.waiterChannel(st.key, waiterId);
     }
 
     /**
@@ -51,13 +91,20 @@ final class LockScripts {
      *
      * @param lease the lease in milliseconds, ASCII
      * @param watchdogHold whether to reserve a block of {@link HandOffChain#BLOCK} fencing tokens
-     * @param willWait whether the caller waits on (marks the key as waited for, so a release yields to it)
-     * @return {1, last fencing token of the block} or {0, holder's TTL in ms (-1 unknown)}
+     * @param queue where the caller stands in the key's waiter queue
+     * @return {1, last fencing token of the block} or {0, holder's or reservation's TTL in ms (-1 unknown)}
      */
-    long[] acquire(KeyState st, byte[] token, byte[] lease, boolean watchdogHold, boolean willWait) {
-        List<byte[]> keys = List.of(st.key, st.fence);
+    long[] acquire(KeyState st, byte[] token, byte[] lease, boolean watchdogHold, Queue queue) {
+        List<byte[]> keys = List.of(st.key, st.fence, st.waiters, st.waiterDeadlines);
         List<byte[]> args = List.of(
-                token, lease, watchdogHold ? HAND_OFF_BLOCK_ARG : SINGLE_TOKEN_ARG, willWait ? WILL_WAIT : WONT_WAIT);
+                token,
+                lease,
+                watchdogHold ? HAND_OFF_BLOCK_ARG : SINGLE_TOKEN_ARG,
+                queue == Queue.NONE ? NO_WAITER : waiterId,
+                queue.arg,
+                WAITER_LIFE_ARG,
+                st.waiterChannelPrefix,
+                topology.publishFlag());
         try {
             if (config.replicas() == 0) {
                 return parse(LockLua.ACQUIRE.run(redis, keys, args));
@@ -100,12 +147,36 @@ final class LockScripts {
         return new long[] {(Long) list.get(0), (Long) list.get(1)};
     }
 
-    /** Runs release.lua for {@code token}; returns its reply (0 lost, 1 or 2 deleted, 3 already released). */
+    /**
+     * Runs release.lua for {@code token}; returns its reply (0 lost, 1 deleted, 2 reserved for the next
+     * waiter of the queue, 3 already released).
+     */
     long release(KeyState st, byte[] token) {
         Object reply = LockLua.RELEASE.run(
                 redis,
-                List.of(st.key, st.lastRelease),
-                List.of(token, st.channel, topology.publishFlag(), RELEASE_RECORD_ARG));
+                List.of(st.key, st.lastRelease, st.waiters, st.waiterDeadlines),
+                List.of(token, st.waiterChannelPrefix, topology.publishFlag(), RELEASE_RECORD_ARG, WAITER_LIFE_ARG));
         return (Long) reply;
+    }
+
+    /** Runs leave.lua: this engine's contender leaves the waiter queue of {@code st}. */
+    void leave(KeyState st) {
+        LockLua.LEAVE.run(
+                redis,
+                List.of(st.key, st.waiters, st.waiterDeadlines),
+                List.of(waiterId, WAITER_LIFE_ARG, st.waiterChannelPrefix, topology.publishFlag()));
+    }
+
+    /**
+     * Whether the key, held with {@code token}, is marked as waited for by a queued waiter of another process
+     * (its value is the token followed by '+', acquire.lua): then a release must go to Redis, not to a local
+     * thread. One {@code GET}.
+     */
+    boolean markedAsWaitedFor(KeyState st, byte[] token) {
+        byte[] held = redis.get(st.key);
+        return held != null
+                && held.length == token.length + 1
+                && held[token.length] == '+'
+                && Arrays.equals(held, 0, token.length, token, 0, token.length);
     }
 }

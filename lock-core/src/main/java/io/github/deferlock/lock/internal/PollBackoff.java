@@ -12,8 +12,11 @@ final class PollBackoff {
     /** The first pause. */
     static final long FIRST_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
-    /** The longest pause. */
-    static final long MAX_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+    /**
+     * The longest pause: also how often a waiter at least refreshes its place in the key's waiter queue, whose
+     * entries live {@link LockScripts#WAITER_LIFE_MILLIS}.
+     */
+    static final long MAX_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
     private final FallbackPoll poll = new FallbackPoll(FIRST_NANOS, MAX_NANOS);
 

@@ -4,17 +4,14 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * What wakes this JVM's contender for one key that waits on another process: a counter the release-notice
- * subscriber raises (a notice arrived, or the subscription changed and notices may have been missed), and
- * the request to hold back once after a release that another process was waiting for. Threadsafe.
+ * What wakes this JVM's contender for one key that waits on another process: a counter the waiter-channel
+ * subscriber raises (a notice arrived, or the subscription changed and notices may have been missed).
+ * Threadsafe.
  */
 final class ReleaseSignal {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition raised = lock.newCondition();
     private long count; // guarded by lock
-
-    /** Set when a release found another process waiting; the next local contender holds back once. */
-    private volatile boolean yieldNext;
 
     /** How many signals were raised so far; read before a request, pass to {@link #await}. */
     long count() {
@@ -48,19 +45,5 @@ final class ReleaseSignal {
         } finally {
             lock.unlock();
         }
-    }
-
-    /** Asks the next local contender to hold back once. */
-    void yieldNext() {
-        yieldNext = true;
-    }
-
-    /** Whether the next contender should hold back; clears the request. */
-    boolean takeYield() {
-        if (!yieldNext) {
-            return false;
-        }
-        yieldNext = false;
-        return true;
     }
 }

@@ -92,6 +92,25 @@ final class Watchdog implements AutoCloseable {
         }
     }
 
+    /**
+     * Runs {@code task} on the watchdog thread after {@code delayNanos}: the engine's one scheduler, also for
+     * work that is not renewal ({@link WaiterChannels}). Nothing runs once the watchdog is closed.
+     */
+    void runLater(Runnable task, long delayNanos) {
+        if (executor == null) {
+            start();
+        }
+        ScheduledExecutorService ex = executor;
+        if (ex == null) {
+            return; // closed
+        }
+        try {
+            ex.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException closing) {
+            // closing: the subscriptions end with the engine
+        }
+    }
+
     private synchronized void start() {
         if (executor != null || closed) {
             return;

@@ -20,8 +20,15 @@ final class KeysTest {
         assertThat(key("order:42")).isEqualTo("lock:{order:42}");
         assertThat(new String(Keys.fenceKey(Keys.lockKey("lock:", "a")), StandardCharsets.UTF_8))
                 .isEqualTo("lock:{a}:fence");
-        assertThat(new String(Keys.channel(Keys.lockKey("lock:", "a")), StandardCharsets.UTF_8))
-                .isEqualTo("lock:{a}:released");
+        assertThat(new String(Keys.waitersKey(Keys.lockKey("lock:", "a")), StandardCharsets.UTF_8))
+                .isEqualTo("lock:{a}:waiters");
+        assertThat(new String(Keys.waiterDeadlinesKey(Keys.lockKey("lock:", "a")), StandardCharsets.UTF_8))
+                .isEqualTo("lock:{a}:waiter-deadlines");
+        assertThat(new String(
+                        Keys.waiterChannel(
+                                Keys.lockKey("lock:", "a"), "0123456789abcdef".getBytes(StandardCharsets.US_ASCII)),
+                        StandardCharsets.UTF_8))
+                .isEqualTo("lock:{a}:released:0123456789abcdef");
     }
 
     @Test

@@ -9,14 +9,14 @@ final class PollBackoffTest {
     private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
 
     @Test
-    void next_doublesFrom10msUpTo500ms() {
+    void next_doublesFrom10msUpTo200ms() {
         PollBackoff b = new PollBackoff();
         long[] pauses = new long[9];
         for (int i = 0; i < pauses.length; i++) {
             pauses[i] = b.next(Long.MAX_VALUE, -1);
         }
         assertThat(pauses)
-                .containsExactly(10 * MS, 20 * MS, 40 * MS, 80 * MS, 160 * MS, 320 * MS, 500 * MS, 500 * MS, 500 * MS);
+                .containsExactly(10 * MS, 20 * MS, 40 * MS, 80 * MS, 160 * MS, 200 * MS, 200 * MS, 200 * MS, 200 * MS);
     }
 
     @Test

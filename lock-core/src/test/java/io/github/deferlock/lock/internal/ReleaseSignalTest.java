@@ -35,12 +35,4 @@ final class ReleaseSignalTest {
         signal.raise();
         waiter.get(5, TimeUnit.SECONDS);
     }
-
-    @Test
-    void yieldNext_isTakenOnce() {
-        assertThat(signal.takeYield()).isFalse();
-        signal.yieldNext();
-        assertThat(signal.takeYield()).isTrue();
-        assertThat(signal.takeYield()).isFalse();
-    }
 }
