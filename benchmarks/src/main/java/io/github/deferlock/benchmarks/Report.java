@@ -123,32 +123,7 @@ final class Report {
                         .append(" |\n");
             }
         }
-        md.append(
-                "\n### Noise record\n\n| | load average (1 min) | CPU steal | `redis-benchmark -c 1 PING` round trip |\n");
-        md.append("|---|--:|--:|--:|\n");
-        for (String[] w : new String[][] {{"start", "noiseStart"}, {"end", "noiseEnd"}}) {
-            JsonNode n = run.path(w[1]);
-            md.append("| ")
-                    .append(w[0])
-                    .append(" | ")
-                    .append(n.path("load1").asText("n/a"))
-                    .append(" | ")
-                    .append(n.path("stealPercent").asText("n/a"))
-                    .append(" % | ")
-                    .append(n.path("pingMicros").asText("n/a"))
-                    .append(" µs |\n");
-        }
-        JsonNode during = run.path("noiseDuring");
-        if (during.has("samples")) {
-            md.append("\nDuring the run (")
-                    .append(during.path("samples").asText())
-                    .append(" samples, one every 5 s), processes outside the run — not the harness, its child processes"
-                            + " or the redis-server it started — used ")
-                    .append(during.path("othersPercentMean").asText())
-                    .append(" % of the machine's CPU on average, ")
-                    .append(during.path("othersPercentMax").asText())
-                    .append(" % at most.\n");
-        }
+        noiseRecord(md, run, "### Noise record");
         md.append("\nThe run is flagged noisy when the load average exceeds ")
                 .append(number(Noise.LOAD_PER_CORE))
                 .append(" per core, steal exceeds ")
@@ -158,6 +133,27 @@ final class Report {
                 .append(" µs, at the start or the end, or when other processes used more than ")
                 .append(number(Noise.OTHERS_PERCENT))
                 .append(" % of the CPU on average during the run.\n");
+        JsonNode base = run.path("base");
+        if (base.has("date")) {
+            md.append(
+                            "\n### The run the other figures come from\n\nThis run measured only the metric ids starting with `")
+                    .append(run.path("only").asText())
+                    .append("`; every other figure on this page is from the ")
+                    .append(base.path("mode").asText("unknown"))
+                    .append(" run of ")
+                    .append(base.path("date").asText())
+                    .append(" (")
+                    .append(base.path("rounds").asText("?"))
+                    .append(" rounds per side, ")
+                    .append(base.path("seconds").asText("?"))
+                    .append(" s")
+                    .append(
+                            base.hasNonNull("noisy")
+                                    ? "; flagged noisy: " + base.get("noisy").asText()
+                                    : "")
+                    .append(").\n");
+            noiseRecord(md, base, "#### Its noise record");
+        }
 
         md.append("\n## Targets\n\n");
         md.append("Verdicts: *met* — every round meets the target; *missed* — every round misses it; *inconclusive*"
@@ -340,5 +336,35 @@ final class Report {
             }
         }
         return ids;
+    }
+
+    /** The load, steal and PING round trip at start and end, and the CPU other processes used during a run. */
+    private static void noiseRecord(StringBuilder md, JsonNode run, String heading) {
+        md.append("\n" + heading
+                + "\n\n| | load average (1 min) | CPU steal | `redis-benchmark -c 1 PING` round trip |\n");
+        md.append("|---|--:|--:|--:|\n");
+        for (String[] w : new String[][] {{"start", "noiseStart"}, {"end", "noiseEnd"}}) {
+            JsonNode n = run.path(w[1]);
+            md.append("| ")
+                    .append(w[0])
+                    .append(" | ")
+                    .append(n.path("load1").asText("n/a"))
+                    .append(" | ")
+                    .append(n.path("stealPercent").asText("n/a"))
+                    .append(" % | ")
+                    .append(n.path("pingMicros").asText("n/a"))
+                    .append(" µs |\n");
+        }
+        JsonNode during = run.path("noiseDuring");
+        if (during.has("samples")) {
+            md.append("\nDuring the run (")
+                    .append(during.path("samples").asText())
+                    .append(" samples, one every 5 s), processes outside the run — not the harness, its child processes"
+                            + " or the redis-server it started — used ")
+                    .append(during.path("othersPercentMean").asText())
+                    .append(" % of the machine's CPU on average, ")
+                    .append(during.path("othersPercentMax").asText())
+                    .append(" % at most.\n");
+        }
     }
 }

@@ -252,6 +252,11 @@ final class Results {
         synchronized (fresh) {
             sides.putAll(fresh.sides);
             notes.putAll(fresh.notes);
+            // the ids not re-measured keep their figures, so the report must still name the run they come from
+            if (fresh.run.has("only") && run.has("date")) {
+                ObjectNode base = run.has("base") ? (ObjectNode) run.get("base") : run.deepCopy();
+                fresh.run.set("base", base);
+            }
             run = fresh.run;
         }
     }

@@ -151,6 +151,36 @@ final class ResultsSchemaTest {
     }
 
     @Test
+    void anOverlayRun_keepsTheRunTheOtherFiguresComeFrom_andTheReportNamesIt(@TempDir Path dir) throws Exception {
+        Results all = synthetic();
+        all.run().put("seconds", 3558).put("noisy", "during: others 22.4 %");
+        Results fresh = new Results();
+        fresh.run().put("date", "2026-11-24 19:40 UTC").put("mode", "full").put("only", "lock.contended");
+        fresh.add("lock.contended.2jvm.jain", Sides.DEFERLOCK, 0.99);
+
+        all.overlay(fresh);
+        all.write(dir.resolve("results.json"));
+        Results again = Results.read(dir.resolve("results.json"));
+        Report.write(dir.resolve("benchmarks.md"), again);
+
+        assertThat(again.run().path("base").path("date").asText()).isEqualTo("2026-11-23 23:00 UTC");
+        assertThat(again.side("lock.contended.2jvm.jain", Sides.DEFERLOCK).values())
+                .containsExactly(0.99);
+        assertThat(again.side("lock.uncontended.t1", Sides.DEFERLOCK).values()).containsExactly(10.0, 12.0);
+        String md = Files.readString(dir.resolve("benchmarks.md"));
+        assertThat(md)
+                .contains("measured only the metric ids starting with `lock.contended`")
+                .contains(
+                        "run of 2026-11-23 23:00 UTC (2 rounds per side, 3558 s; flagged noisy: during: others 22.4 %)");
+
+        // a second overlay still names the first full run, not the first overlay
+        Results fresh2 = new Results();
+        fresh2.run().put("date", "2026-11-24 20:00 UTC").put("mode", "full").put("only", "lock.openloop");
+        again.overlay(fresh2);
+        assertThat(again.run().path("base").path("date").asText()).isEqualTo("2026-11-23 23:00 UTC");
+    }
+
+    @Test
     void limitsTemplate_namesOnlyRealMetricIds() {
         for (String id : Report.placeholderIds(Report.template("limits.md"))) {
             assertThat(Metrics.byId(id)).as(id).isPresent();
