@@ -133,9 +133,10 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
                 queue.name(),
                 policy,
                 ticker,
-                HandlerPool.newExecutor(threadBase, concurrency, Require.orDefault(b.virtualThreads, false)),
                 runner,
-                this::roomMade);
+                this::roomMade,
+                threadBase,
+                Require.orDefault(b.virtualThreads, false));
         this.dispatcher =
                 new DispatcherLoop<>(calls, policy, pool, acks, settler, listener, ticker, threadBase + "-dispatcher");
         this.subscriber = new WakeSubscriber(queue.wakeBus(), queue.wakeChannel(), dispatcher::wake);
