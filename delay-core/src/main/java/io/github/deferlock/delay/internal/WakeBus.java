@@ -98,17 +98,14 @@ public final class WakeBus implements AutoCloseable {
     }
 
     /**
+     * Checks that this bus can still be watched (a worker checks before it starts anything).
+     *
      * @throws IllegalStateException when this bus was closed
      */
     public synchronized void requireOpen() {
         if (closed) {
             throw new IllegalStateException(owner + " was closed");
         }
-    }
-
-    /** Whether a subscription connection may be open now: someone watches. For tests. */
-    public synchronized boolean isOpen() {
-        return bus != null && listeners > 0;
     }
 
     /** Ends every subscription; a later {@link #watch} throws. Idempotent. */
