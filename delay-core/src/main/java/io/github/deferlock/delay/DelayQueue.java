@@ -149,7 +149,7 @@ public final class DelayQueue<T> {
         return new Builder<>(redis, null, name, null, Require.notNull("type", type));
     }
 
-    /** A builder for a queue of {@code owner}'s: its workers take their wake subscriptions from {@code bus}. */
+    /** A builder for a queue of a {@link RedisQueues}: its workers take their wake subscriptions from {@code bus}. */
     static <T> Builder<T> builder(
             UnifiedJedis redis, WakeBus bus, String name, Class<T> type, TypeReference<T> typeReference) {
         if (type == null) {
