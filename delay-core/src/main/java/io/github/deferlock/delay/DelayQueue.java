@@ -10,6 +10,7 @@ import io.github.deferlock.delay.internal.JobIds;
 import io.github.deferlock.delay.internal.QueueKeys;
 import io.github.deferlock.delay.internal.QueueScripts;
 import io.github.deferlock.delay.internal.QueueTransport;
+import io.github.deferlock.delay.internal.WakeBus;
 import io.github.deferlock.redis.internal.Names;
 import io.github.deferlock.redis.internal.Require;
 import java.io.IOException;
@@ -51,7 +52,13 @@ import redis.clients.jedis.UnifiedJedis;
  * enqueue or ack that too few replicas acknowledged is also a {@link DelayQueueException}, although the write
  * was applied on the primary.
  *
- * <p>Instances are threadsafe and cheap; they hold no connection of their own.
+ * <p>Many queues on one client: build them through one {@link RedisQueues} ({@code
+ * RedisQueues.on(redis).builder("emails", Email.class)}), so that their workers share one pub/sub
+ * subscription connection. A queue built with {@code DelayQueue.builder} has a notice bus of its own: while
+ * any of its workers runs it holds one subscription connection of the client's pool.
+ *
+ * <p>Instances are threadsafe and cheap; apart from their workers' subscription (above) they hold no
+ * connection of their own.
  *
  * @param <T> the payload type
  */
@@ -97,11 +104,13 @@ public final class DelayQueue<T> {
     private final QueueScripts scripts;
     private final PayloadCodec<T> codec;
     private final DeadLetters deadLetters;
+    private final WakeBus wakeBus;
     final io.github.deferlock.redis.internal.RegistryBeacon beacon =
             io.github.deferlock.redis.internal.RegistryBeacon.queue(); // its workers announce it (docs/names.md)
 
-    private DelayQueue(QueueConfig config) {
+    private DelayQueue(QueueConfig config, WakeBus wakeBus) {
         this.config = config;
+        this.wakeBus = wakeBus;
         this.keys = QueueKeys.of(config.name());
         this.ids = new JobIds();
         this.transport = new QueueTransport(config.redis(), config.name(), config.replicas(), config.replicaTimeout());
@@ -125,7 +134,7 @@ public final class DelayQueue<T> {
      *     brace (docs/names.md)
      */
     public static <T> Builder<T> builder(UnifiedJedis redis, String name, Class<T> type) {
-        return new Builder<>(redis, name, Require.notNull("type", type), null);
+        return new Builder<>(redis, null, name, Require.notNull("type", type), null);
     }
 
     /**
@@ -137,7 +146,16 @@ public final class DelayQueue<T> {
      *     brace (docs/names.md)
      */
     public static <T> Builder<T> builder(UnifiedJedis redis, String name, TypeReference<T> type) {
-        return new Builder<>(redis, name, null, Require.notNull("type", type));
+        return new Builder<>(redis, null, name, null, Require.notNull("type", type));
+    }
+
+    /** A builder for a queue of a {@link RedisQueues}: its workers take their wake subscriptions from {@code bus}. */
+    static <T> Builder<T> builder(
+            UnifiedJedis redis, WakeBus bus, String name, Class<T> type, TypeReference<T> typeReference) {
+        if (type == null) {
+            Require.notNull("type", typeReference);
+        }
+        return new Builder<>(redis, Require.notNull("bus", bus), name, type, typeReference);
     }
 
     /** The queue name. */
@@ -827,6 +845,11 @@ public final class DelayQueue<T> {
         return config.redis();
     }
 
+    /** The notice bus this queue's workers subscribe on: its {@link RedisQueues}' or its own. */
+    WakeBus wakeBus() {
+        return wakeBus;
+    }
+
     byte[] wakeChannel() {
         return keys.channel();
     }
@@ -949,6 +972,7 @@ public final class DelayQueue<T> {
      */
     public static final class Builder<T> {
         private final UnifiedJedis redis;
+        private final WakeBus bus; // null: the queue gets a bus of its own
         private final String name;
         private final Class<T> type;
         private final TypeReference<T> typeReference;
@@ -963,8 +987,9 @@ public final class DelayQueue<T> {
         private QueueListener listener;
         private Supplier<Map<String, String>> headers;
 
-        private Builder(UnifiedJedis redis, String name, Class<T> type, TypeReference<T> typeReference) {
+        private Builder(UnifiedJedis redis, WakeBus bus, String name, Class<T> type, TypeReference<T> typeReference) {
             this.redis = Require.notNull("redis", redis);
+            this.bus = bus;
             Require.notNull("name", name);
             Names.requireValid(Names.Kind.QUEUE_NAME, name); // one rule for every name (docs/names.md)
             this.name = name;
@@ -1108,13 +1133,17 @@ public final class DelayQueue<T> {
          * Builds the queue. Nothing is written to Redis.
          *
          * @throws IllegalArgumentException when the object mapper has default typing enabled
+         * @throws IllegalStateException when this builder came from a {@link RedisQueues} that was closed
          */
         public DelayQueue<T> build() {
+            if (bus != null) {
+                bus.requireOpen();
+            }
             ObjectMapper mapper = Require.orDefault(objectMapper, new ObjectMapper());
             JavaType javaType = type != null
                     ? mapper.getTypeFactory().constructType(type)
                     : mapper.getTypeFactory().constructType(typeReference);
-            return new DelayQueue<>(new QueueConfig(
+            QueueConfig config = new QueueConfig(
                     redis,
                     name,
                     javaType,
@@ -1127,7 +1156,8 @@ public final class DelayQueue<T> {
                     replicas == null ? 0 : replicas,
                     replicaTimeout,
                     listener == null ? QueueListener.NONE : new SafeQueueListener(name, listener),
-                    headers));
+                    headers);
+            return new DelayQueue<>(config, bus != null ? bus : WakeBus.own(redis, "deferlock-" + name + "-wake"));
         }
     }
 }

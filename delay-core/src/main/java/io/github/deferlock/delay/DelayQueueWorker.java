@@ -133,13 +133,13 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
                 queue.name(),
                 policy,
                 ticker,
-                HandlerPool.newExecutor(threadBase, concurrency, Require.orDefault(b.virtualThreads, false)),
                 runner,
-                this::roomMade);
+                this::roomMade,
+                threadBase,
+                Require.orDefault(b.virtualThreads, false));
         this.dispatcher =
                 new DispatcherLoop<>(calls, policy, pool, acks, settler, listener, ticker, threadBase + "-dispatcher");
-        this.subscriber =
-                new WakeSubscriber(queue.redis(), queue.wakeChannel(), dispatcher::wake, threadBase + "-wake");
+        this.subscriber = new WakeSubscriber(queue.wakeBus(), queue.wakeChannel(), dispatcher::wake);
     }
 
     private void ackQueued(long sendAt, boolean first, boolean full) {
@@ -171,8 +171,15 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
      * the client sends the check to one node only.
      *
      * @return this worker
-     * @throws IllegalStateException when already started, when closed, or when the server's {@code
-     *     maxmemory-policy} is {@code allkeys-*} and eviction was not allowed
+     * <p>The wake subscription is taken from the queue's notice bus: the bus of the {@link RedisQueues} the
+     * queue was built through (one subscription connection for the workers of all its queues), or, for a queue
+     * built with {@link DelayQueue#builder(redis.clients.jedis.UnifiedJedis, String, Class)}, the queue's own
+     * (one connection for that queue's workers, held from the first worker's start to the last one's close).
+     *
+     * @return this worker
+     * @throws IllegalStateException when already started, when closed, when the queue was built through a
+     *     {@link RedisQueues} that is closed, or when the server's {@code maxmemory-policy} is {@code
+     *     allkeys-*} and eviction was not allowed
      */
     public DelayQueueWorker<T> start() {
         requireStartable();
@@ -195,6 +202,7 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
         if (closed.get()) {
             throw new IllegalStateException("worker for queue '" + queue.name() + "' was closed");
         }
+        queue.wakeBus().requireOpen();
     }
 
     /** The dispatcher's loop rounds so far: tests check that it sleeps when it has nothing to do. */

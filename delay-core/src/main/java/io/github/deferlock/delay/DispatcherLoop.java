@@ -3,6 +3,7 @@ package io.github.deferlock.delay;
 import io.github.deferlock.delay.Settler.PendingAck;
 import io.github.deferlock.delay.internal.ClaimPolicy;
 import io.github.deferlock.delay.internal.Ticker;
+import io.github.deferlock.redis.internal.Require;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -42,6 +43,7 @@ final class DispatcherLoop<T> {
     private final Ticker ticker;
     private final Thread thread;
     private final AtomicLong wakes = new AtomicLong();
+    private final AtomicLong rounds = new AtomicLong(); // loop rounds, for tests
     private volatile boolean running;
 
     private final ReentrantLock lock = new ReentrantLock();
@@ -50,7 +52,6 @@ final class DispatcherLoop<T> {
     private boolean sleeping; // the dispatcher waits, until sleepingUntil
     private long sleepingUntil;
     private boolean awaitingRoom; // it waits for handlers to make room
-    private long rounds; // loop rounds, for tests
 
     // confined to the dispatcher thread (or a test that drives step()):
     private long errorPauseNanos;
@@ -68,12 +69,13 @@ final class DispatcherLoop<T> {
             QueueListener listener,
             Ticker ticker,
             String threadName) {
-        this.calls = calls;
-        this.policy = policy;
-        this.pool = pool;
-        this.acks = acks;
-        this.settler = settler;
-        this.listener = listener;
+        // checked here: a null would otherwise fail later, on the dispatcher thread, which logs and retries
+        this.calls = Require.notNull("calls", calls);
+        this.policy = Require.notNull("policy", policy);
+        this.pool = Require.notNull("pool", pool);
+        this.acks = Require.notNull("acks", acks);
+        this.settler = Require.notNull("settler", settler);
+        this.listener = Require.notNull("listener", listener);
         this.listening = listener != QueueListener.NONE;
         this.ticker = ticker;
         this.thread = new Thread(this::loop, threadName);
@@ -129,12 +131,7 @@ final class DispatcherLoop<T> {
 
     /** The loop rounds so far: tests check that it sleeps when it has nothing to do. */
     long rounds() {
-        lock.lock();
-        try {
-            return rounds;
-        } finally {
-            lock.unlock();
-        }
+        return rounds.get();
     }
 
     /** True while the thread runs. */
@@ -199,7 +196,7 @@ final class DispatcherLoop<T> {
             if (!running) {
                 return false;
             }
-            rounds++;
+            rounds.incrementAndGet();
             long now = ticker.read();
             n = pool.claimSize(now);
             stale = pool.takeStale(now); // no handler took them in time: all are busy, or stuck

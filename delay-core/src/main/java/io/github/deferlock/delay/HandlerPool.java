@@ -2,6 +2,7 @@ package io.github.deferlock.delay;
 
 import io.github.deferlock.delay.internal.ClaimPolicy;
 import io.github.deferlock.delay.internal.Ticker;
+import io.github.deferlock.redis.internal.Require;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.util.ArrayDeque;
@@ -59,29 +60,35 @@ final class HandlerPool<T> {
     private int loops; // handler loops started and not ended
     private int idleLoops; // handler loops waiting for a job
     private boolean accepting = true; // false once close() took the buffered jobs
-    private long avgHandlerNanos = -1; // -1 until a handler run finished
+    private volatile long avgHandlerNanos = -1; // -1 until a handler run finished; written under lock
     private volatile boolean closing;
 
     /**
      * A pool.
      *
-     * @param executor runs the handler loops (see {@link #newExecutor})
+     * @param policy its {@code concurrency} is the number of handler threads
      * @param runner runs each job
      * @param roomMade called (without the pool's lock) when handlers made room for a claim
+     * @param threadBase the handler threads' name, before {@code -handler-<n>}
+     * @param virtualThreads one virtual thread per handler loop rather than platform threads
+     * @throws UnsupportedOperationException when virtual threads are asked for on Java older than 21
      */
     HandlerPool(
             String queueName,
             ClaimPolicy policy,
             Ticker ticker,
-            ExecutorService executor,
             Runner<T> runner,
-            Runnable roomMade) {
-        this.queueName = queueName;
-        this.policy = policy;
-        this.ticker = ticker;
-        this.executor = executor;
-        this.runner = runner;
-        this.roomMade = roomMade;
+            Runnable roomMade,
+            String threadBase,
+            boolean virtualThreads) {
+        // checked here: a null would otherwise fail later, on a handler thread or the dispatcher's
+        this.queueName = Require.notNull("queueName", queueName);
+        this.policy = Require.notNull("policy", policy);
+        this.ticker = Require.notNull("ticker", ticker);
+        // the pool starts, shuts down and awaits its threads, so it makes them too
+        this.executor = newExecutor(threadBase, policy.concurrency(), virtualThreads);
+        this.runner = Require.notNull("runner", runner);
+        this.roomMade = Require.notNull("roomMade", roomMade);
     }
 
     /**
@@ -90,7 +97,7 @@ final class HandlerPool<T> {
      *
      * @throws UnsupportedOperationException when virtual threads are asked for on Java older than 21
      */
-    static ExecutorService newExecutor(String base, int threads, boolean virtual) {
+    private static ExecutorService newExecutor(String base, int threads, boolean virtual) {
         return virtual ? virtualThreadExecutor() : platformExecutor(base, threads);
     }
 
@@ -277,12 +284,7 @@ final class HandlerPool<T> {
 
     /** The average handler run so far, -1 before the first one finished. */
     long averageRunNanos() {
-        lock.lock();
-        try {
-            return avgHandlerNanos;
-        } finally {
-            lock.unlock();
-        }
+        return avgHandlerNanos; // volatile: read without the lock
     }
 
     private void handlerLoop() {

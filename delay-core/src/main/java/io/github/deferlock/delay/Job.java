@@ -18,11 +18,18 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * @param <T> the payload type
  */
 public final class Job<T> {
-    private final String id;
+    /** What identifies this delivery, and all that {@link #equals} compares: the job and the claim's receipt. */
+    private record Claim(String id, String receipt) {
+        Claim {
+            Objects.requireNonNull(id, "id cannot be null");
+            Objects.requireNonNull(receipt, "receipt cannot be null");
+        }
+    }
+
+    private final Claim claim;
     private final T payload;
     private final int attempts;
     private final Instant dueAt;
-    private final String receipt;
     private final String lastError;
     private final Instant visibleUntil;
     private final Map<String, String> headers;
@@ -43,18 +50,17 @@ public final class Job<T> {
             Instant visibleUntil,
             Map<String, String> headers) {
         this.headers = Objects.requireNonNull(headers, "headers cannot be null");
-        this.id = Objects.requireNonNull(id, "id cannot be null");
+        this.claim = new Claim(id, receipt);
         this.payload = payload;
         this.attempts = attempts;
         this.dueAt = Objects.requireNonNull(dueAt, "dueAt cannot be null");
-        this.receipt = Objects.requireNonNull(receipt, "receipt cannot be null");
         this.lastError = lastError;
         this.visibleUntil = Objects.requireNonNull(visibleUntil, "visibleUntil cannot be null");
     }
 
     /** The job id. */
     public String id() {
-        return id;
+        return claim.id();
     }
 
     /** The decoded payload. */
@@ -83,7 +89,7 @@ public final class Job<T> {
 
     /** The receipt of this claim. */
     public String receipt() {
-        return receipt;
+        return claim.receipt();
     }
 
     /** The error recorded by the previous failed delivery, if any. */
@@ -131,16 +137,17 @@ public final class Job<T> {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof Job<?> j && id.equals(j.id) && receipt.equals(j.receipt);
+        return o instanceof Job<?> j && claim.equals(j.claim);
     }
 
     @Override
     public int hashCode() {
-        return id.hashCode() * 31 + receipt.hashCode();
+        return claim.hashCode();
     }
 
     @Override
     public String toString() {
-        return "Job[id=" + id + ", attempts=" + attempts + ", dueAt=" + dueAt + ", receipt=" + receipt + "]";
+        return "Job[id=" + claim.id() + ", attempts=" + attempts + ", dueAt=" + dueAt + ", receipt=" + claim.receipt()
+                + "]";
     }
 }

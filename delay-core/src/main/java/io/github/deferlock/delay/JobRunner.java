@@ -17,44 +17,35 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Stateless apart from its collaborators; threadsafe.
  *
+ * @param queueName the queue's name, for logs and events
+ * @param maxAttempts deliveries before a failing job goes to the dead letters
+ * @param handler the user's handler
+ * @param renewer keeps the claims of running jobs
+ * @param settler nacks, dead-letters and gives back, with the worker's retry
+ * @param acks queues the acks of handled jobs
+ * @param listener hears the events, or {@link QueueListener#NONE}
+ * @param ticker the worker's clock
+ * @param closed whether the worker is closing (an interrupted run then gives its job back)
  * @param <T> the payload type
  */
-final class JobRunner<T> implements HandlerPool.Runner<T> {
+record JobRunner<T>(
+        String queueName,
+        int maxAttempts,
+        JobHandler<T> handler,
+        RunningJobRenewer<Job<T>> renewer,
+        Settler<T> settler,
+        AckBatcher<T> acks,
+        QueueListener listener,
+        Ticker ticker,
+        BooleanSupplier closed)
+        implements HandlerPool.Runner<T> {
     private static final Logger LOG = LoggerFactory.getLogger(DelayQueueWorker.class);
     /** As {@link DelayQueue} cuts the error it stores, so the dead-letter event names the stored reason. */
     private static final int MAX_ERROR_CHARS = 4000;
 
-    private final String queueName;
-    private final int maxAttempts;
-    private final JobHandler<T> handler;
-    private final RunningJobRenewer<Job<T>> renewer;
-    private final Settler<T> settler;
-    private final AckBatcher<T> acks;
-    private final QueueListener listener;
-    private final boolean listening;
-    private final Ticker ticker;
-    private final BooleanSupplier closed;
-
-    JobRunner(
-            String queueName,
-            int maxAttempts,
-            JobHandler<T> handler,
-            RunningJobRenewer<Job<T>> renewer,
-            Settler<T> settler,
-            AckBatcher<T> acks,
-            QueueListener listener,
-            Ticker ticker,
-            BooleanSupplier closed) {
-        this.queueName = queueName;
-        this.maxAttempts = maxAttempts;
-        this.handler = handler;
-        this.renewer = renewer;
-        this.settler = settler;
-        this.acks = acks;
-        this.listener = listener;
-        this.listening = listener != QueueListener.NONE;
-        this.ticker = ticker;
-        this.closed = closed;
+    /** Whether anyone listens: with nobody, no event arguments are built. */
+    private boolean listening() {
+        return listener != QueueListener.NONE;
     }
 
     @Override
@@ -92,7 +83,7 @@ final class JobRunner<T> implements HandlerPool.Runner<T> {
             return;
         }
         if (failure == null) {
-            if (listening) {
+            if (listening()) {
                 listener.onHandled(
                         queueName, job.id(), Duration.ofNanos(end - start), Duration.ofNanos(Math.max(0, start - due)));
             }
@@ -101,7 +92,7 @@ final class JobRunner<T> implements HandlerPool.Runner<T> {
         }
         LOG.debug("queue '{}': job {} attempt {} failed", queueName, job.id(), job.attempts(), failure);
         String error = failure.getClass().getName() + (failure.getMessage() == null ? "" : ": " + failure.getMessage());
-        if (settler.nack(job, error) == Settler.Outcome.DONE && listening) {
+        if (settler.nack(job, error) == Settler.Outcome.DONE && listening()) {
             // nack.lua dead-letters exactly when the job used its attempts: its count does not change in flight
             boolean willRetry = job.attempts() < maxAttempts;
             listener.onFailed(queueName, job.id(), job.attempts(), failure, willRetry);

@@ -19,9 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
-import redis.clients.jedis.Jedis;
 import redis.clients.jedis.RedisClient;
 
 @ExtendWith(RedisExtension.class)
@@ -364,70 +362,6 @@ final class DelayQueueWorkerIT {
             assertThat(handled.keySet()).isEqualTo(ids);
             assertThat(handled.values()).allMatch(n -> n == 1);
         }
-    }
-
-    /**
-     * Counted on the server: once all ten workers' channels are subscribed, exactly one connection holds
-     * subscriptions ({@code CLIENT LIST} sub/psub/ssub), with all ten channels, and each channel has exactly
-     * one subscriber ({@code PUBSUB NUMSUB}); then every job runs once. The timeout turns a starved pool (a
-     * worker's start blocks on a pooled connection) into a failure rather than a hang.
-     */
-    @Test
-    @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
-    void tenWorkers_onOneDefaultClient_shareOneSubscriberAndAllRun(RedisServer server) {
-        // a default pool has 8 connections: one subscriber connection per worker would starve every claim
-        try (RedisClient redis = server.newClient();
-                Jedis admin = server.newConnection()) {
-            Map<String, Integer> handled = new ConcurrentHashMap<>();
-            List<DelayQueueWorker<Msg>> workers = new ArrayList<>();
-            List<DelayQueue<Msg>> queues = new ArrayList<>();
-            for (int w = 0; w < 10; w++) {
-                DelayQueue<Msg> q =
-                        DelayQueue.builder(redis, "q" + w, Msg.class).build();
-                queues.add(q);
-                workers.add(DelayQueueWorker.builder(q, job -> handled.merge(job.id(), 1, Integer::sum))
-                        .concurrency(1)
-                        .build()
-                        .start());
-            }
-            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(subscriptionsPerConnection(admin))
-                    .as("subscriptions held by each subscribed connection")
-                    .containsExactly(10));
-            List<String> channels = admin.pubsubChannels();
-            assertThat(channels).hasSize(10);
-            assertThat(admin.pubsubNumSub(channels.toArray(String[]::new)))
-                    .hasSize(10)
-                    .allSatisfy((channel, subscribers) ->
-                            assertThat(subscribers).as(channel).isEqualTo(1L));
-            assertThat(admin.pubsubNumPat()).isZero();
-
-            for (DelayQueue<Msg> q : queues) {
-                for (int i = 0; i < 20; i++) {
-                    q.enqueue(new Msg("m", i), Duration.ofMillis(i * 10L));
-                }
-            }
-            await().atMost(Duration.ofSeconds(30)).until(() -> handled.size() == 200);
-            assertThat(handled.values()).allMatch(n -> n == 1);
-            assertThat(subscriptionsPerConnection(admin)).containsExactly(10);
-            workers.forEach(DelayQueueWorker::close);
-        }
-    }
-
-    /** For each connection with a subscription: its channels + patterns + shard channels (CLIENT LIST). */
-    private static List<Integer> subscriptionsPerConnection(Jedis admin) {
-        List<Integer> out = new ArrayList<>();
-        for (String line : admin.clientList().split("\n")) {
-            int n = 0;
-            for (String field : line.trim().split(" ")) {
-                if (field.startsWith("sub=") || field.startsWith("psub=") || field.startsWith("ssub=")) {
-                    n += Integer.parseInt(field.substring(field.indexOf('=') + 1));
-                }
-            }
-            if (n > 0) {
-                out.add(n);
-            }
-        }
-        return out;
     }
 
     @Test

@@ -37,7 +37,6 @@ final class DispatcherLoopTest {
             "fake",
             policy,
             now::get,
-            HandlerPool.newExecutor("test", 2, false),
             new HandlerPool.Runner<>() {
                 @Override
                 public void run(Job<String> job, long start, long due) {}
@@ -45,7 +44,9 @@ final class DispatcherLoopTest {
                 @Override
                 public void giveBackStale(Job<String> job) {}
             },
-            () -> {});
+            () -> {},
+            "test",
+            false);
     private final DispatcherLoop<String> loop =
             new DispatcherLoop<>(calls, policy, pool, acks, settler, listener, now::get, "test-dispatcher");
 

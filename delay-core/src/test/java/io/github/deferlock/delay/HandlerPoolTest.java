@@ -47,13 +47,7 @@ final class HandlerPoolTest {
                 stale.add(job.id());
             }
         };
-        pool = new HandlerPool<>(
-                "q",
-                policy,
-                now::get,
-                HandlerPool.newExecutor("test", concurrency, false),
-                runner,
-                roomMade::incrementAndGet);
+        pool = new HandlerPool<>("q", policy, now::get, runner, roomMade::incrementAndGet, "test", false);
         return pool;
     }
 

@@ -7,6 +7,7 @@ import io.github.deferlock.delay.DelayQueueWorker;
 import io.github.deferlock.delay.Job;
 import io.github.deferlock.delay.JobHandler;
 import io.github.deferlock.delay.QueueListener;
+import io.github.deferlock.delay.RedisQueues;
 import io.github.deferlock.redis.internal.Names;
 import io.github.deferlock.redis.internal.Registry;
 import io.github.deferlock.redis.internal.RegistryBeacon;
@@ -59,8 +60,10 @@ public final class Deferrals implements AutoCloseable {
         this.maxDeferrals = Require.orDefault(b.maxDeferrals, 20);
         this.doneTtl = Require.orDefault(b.doneTtl, Duration.ofDays(1));
         this.allowEvictionPolicy = Require.orDefault(b.allowEvictionPolicy, false);
-        DelayQueue.Builder<DeferredMessage> qb =
-                DelayQueue.builder(redis, name, DeferredMessage.class).objectMapper(mapper);
+        DelayQueue.Builder<DeferredMessage> qb = (b.queues != null
+                        ? b.queues.builder(name, DeferredMessage.class)
+                        : DelayQueue.builder(redis, name, DeferredMessage.class))
+                .objectMapper(mapper);
         if (b.visibilityTimeout != null) {
             qb.visibilityTimeout(b.visibilityTimeout);
         }
@@ -82,7 +85,20 @@ public final class Deferrals implements AutoCloseable {
      * @throws IllegalArgumentException when the name breaks the queue name rule (docs/names.md)
      */
     public static Builder builder(UnifiedJedis redis, String queueName) {
-        return new Builder(redis, queueName);
+        return new Builder(redis, null, queueName);
+    }
+
+    /**
+     * Returns a builder for the deferral queue named {@code queueName}, built through {@code queues}: on its
+     * client, and its workers share the notice bus (one pub/sub connection) of every queue built through it
+     * (see {@link RedisQueues}).
+     *
+     * @throws NullPointerException when an argument is null
+     * @throws IllegalArgumentException when the name breaks the queue name rule (docs/names.md)
+     */
+    public static Builder builder(RedisQueues queues, String queueName) {
+        Require.notNull("queues", queues);
+        return new Builder(queues.redis(), queues, queueName);
     }
 
     /** The delay queue holding deferred messages (for sizes, dead letters and requeueing). */
@@ -211,6 +227,7 @@ public final class Deferrals implements AutoCloseable {
      */
     public static final class Builder {
         private final UnifiedJedis redis;
+        private final RedisQueues queues; // null: a queue of its own
         private final String name;
         private ObjectMapper mapper;
         private Backoff backoff;
@@ -222,8 +239,9 @@ public final class Deferrals implements AutoCloseable {
         private QueueListener queueListener;
         private Supplier<Map<String, String>> queueHeaders;
 
-        private Builder(UnifiedJedis redis, String name) {
+        private Builder(UnifiedJedis redis, RedisQueues queues, String name) {
             this.redis = Require.notNull("redis", redis);
+            this.queues = queues;
             Require.notNull("queueName", name);
             Names.requireValid(Names.Kind.QUEUE_NAME, name);
             this.name = name;

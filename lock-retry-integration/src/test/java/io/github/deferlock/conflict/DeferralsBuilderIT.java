@@ -2,8 +2,11 @@ package io.github.deferlock.conflict;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
+import io.github.deferlock.delay.DelayQueue;
 import io.github.deferlock.delay.DelayQueueWorker;
+import io.github.deferlock.delay.RedisQueues;
 import io.github.deferlock.testing.RedisServer;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -53,6 +56,30 @@ final class DeferralsBuilderIT {
                     .isInstanceOf(NullPointerException.class)
                     .hasMessage("backoff cannot be null");
             assertThat(b.build().maxDeferrals()).isEqualTo(3);
+        }
+    }
+
+    /** Built on a RedisQueues, the deferral worker subscribes on the owner's bus, with the owner's other queues. */
+    @Test
+    void builder_onRedisQueues_sharesTheOwnersSubscriberConnection() {
+        try (RedisServer server = RedisServer.builder().start();
+                RedisClient redis = server.newClient();
+                RedisQueues queues = RedisQueues.on(redis)) {
+            DelayQueue<String> other = queues.builder("other", String.class).build();
+            try (Deferrals deferrals = Deferrals.builder(queues, "deferred").build();
+                    DelayQueueWorker<String> worker =
+                            DelayQueueWorker.builder(other, job -> {}).build().start()) {
+                assertThat(deferrals.queue().name()).isEqualTo("deferred");
+                deferrals.startWorker(1);
+                await().atMost(Duration.ofSeconds(10))
+                        .untilAsserted(() -> assertThat(server.subscriptionsPerConnection())
+                                .as("one connection holds both queues' channels")
+                                .containsExactly(2));
+                assertThat(worker.isRunning()).isTrue();
+            }
+            assertThatThrownBy(() -> Deferrals.builder((RedisQueues) null, "q"))
+                    .isInstanceOf(NullPointerException.class)
+                    .hasMessage("queues cannot be null");
         }
     }
 }

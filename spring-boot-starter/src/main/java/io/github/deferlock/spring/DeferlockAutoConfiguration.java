@@ -6,6 +6,7 @@ import io.github.deferlock.conflict.Deferrals;
 import io.github.deferlock.conflict.LockRunner;
 import io.github.deferlock.delay.Backoff;
 import io.github.deferlock.delay.QueueListener;
+import io.github.deferlock.delay.RedisQueues;
 import io.github.deferlock.lock.LockListener;
 import io.github.deferlock.lock.RedisLocks;
 import io.github.deferlock.micrometer.JobObservations;
@@ -25,8 +26,10 @@ import redis.clients.jedis.UnifiedJedis;
 
 /**
  * Auto-configuration of deferlock: a Jedis client from {@code spring.data.redis.*} unless the application
- * defines a {@link UnifiedJedis}; {@link RedisLocks}, {@link LockRunner}, {@link Deferrals} and {@link
- * DelayQueues} from {@code deferlock.*} (each only when the application defines none); the {@code @WithLock}
+ * defines a {@link UnifiedJedis}; {@link RedisLocks}, {@link LockRunner}, {@link RedisQueues}, {@link Deferrals}
+ * and {@link DelayQueues} from {@code deferlock.*} (each only when the application defines none; the deferral
+ * queue and the delay queues are built through the one {@link RedisQueues}, so all their workers share one
+ * pub/sub connection); the {@code @WithLock}
  * and {@code @DelayQueueListener} processing; and the {@link DeferlockWorkers} lifecycle. Every {@link
  * LockListener}, {@link ConflictListener} and {@link QueueListener} bean (the Micrometer binders among them)
  * hears the events. Off with {@code deferlock.enabled=false}.
@@ -93,17 +96,28 @@ public class DeferlockAutoConfiguration {
         return clients.runner(null, null);
     }
 
+    /**
+     * The owner of the deferral queue and the delay queues: their workers share its notice bus, one pub/sub
+     * connection of the client's pool, however many queues there are. Closed after the workers (they depend on
+     * it).
+     */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    public RedisQueues redisQueues(UnifiedJedis redis) {
+        return RedisQueues.on(redis);
+    }
+
     /** The deferral queue of {@code @WithLock(onConflict = DEFER)}, with {@code deferlock.deferrals.*}. */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     public Deferrals deferrals(
-            UnifiedJedis redis,
+            RedisQueues queues,
             DeferlockProperties properties,
             ObjectProvider<QueueListener> queueListeners,
             ObjectProvider<QueueMetrics> metrics,
             ObjectProvider<JobObservations> observations) {
         DeferlockProperties.Deferrals d = properties.getDeferrals();
-        Deferrals.Builder b = Deferrals.builder(redis, d.getQueue());
+        Deferrals.Builder b = Deferrals.builder(queues, d.getQueue());
         observations.ifAvailable(o -> b.queueHeaders(o.headers(d.getQueue())));
         Deferrals deferrals = b.objectMapper(deferralMapper())
                 .backoff(Backoff.exponential(d.getInitialDelay(), d.getMaxDelay(), 2.0)
@@ -120,14 +134,14 @@ public class DeferlockAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     public DelayQueues delayQueues(
-            UnifiedJedis redis,
+            RedisQueues queues,
             DeferlockProperties properties,
             ObjectProvider<QueueListener> queueListeners,
             ObjectProvider<QueueMetrics> metrics,
             ObjectProvider<JobObservations> observations) {
         QueueMetrics m = metrics.getIfAvailable();
         return new DelayQueues(
-                redis,
+                queues,
                 properties.getQueues(),
                 CompositeListeners.queue(queueListeners.orderedStream().toList()),
                 q -> {

@@ -3,6 +3,7 @@ package io.github.deferlock.spring;
 import io.github.deferlock.delay.Backoff;
 import io.github.deferlock.delay.DelayQueue;
 import io.github.deferlock.delay.QueueListener;
+import io.github.deferlock.delay.RedisQueues;
 import io.github.deferlock.micrometer.JobObservations;
 import java.time.Duration;
 import java.util.List;
@@ -10,16 +11,15 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
-import redis.clients.jedis.UnifiedJedis;
 
 /**
  * The application's delay queues, each built once from its {@code deferlock.queues.<name>.*} properties:
  * inject it to enqueue ({@code queues.get("emails", Email.class).enqueue(email)}). Queues are cheap and hold no
- * connection. Threadsafe.
+ * connection; their workers share the notice bus of the {@link RedisQueues} they are built through. Threadsafe.
  */
 public final class DelayQueues {
 
-    private final UnifiedJedis redis;
+    private final RedisQueues owner;
     private final Map<String, DeferlockProperties.Queue> settings;
     private final QueueListener listener;
     private final Consumer<DelayQueue<?>> onBuilt;
@@ -28,17 +28,17 @@ public final class DelayQueues {
     private final Map<String, Class<?>> types = new ConcurrentHashMap<>();
 
     /**
-     * Queues on {@code redis} configured by {@code settings}, reporting to {@code listener}; {@code onBuilt}
+     * Queues built through {@code owner} configured by {@code settings}, reporting to {@code listener}; {@code onBuilt}
      * sees each queue once, when it is built (for gauges); with {@code observations} (null for none) every job
      * carries the enqueuing thread's trace context in its headers.
      */
     public DelayQueues(
-            UnifiedJedis redis,
+            RedisQueues owner,
             Map<String, DeferlockProperties.Queue> settings,
             QueueListener listener,
             Consumer<DelayQueue<?>> onBuilt,
             JobObservations observations) {
-        this.redis = Objects.requireNonNull(redis, "redis cannot be null");
+        this.owner = Objects.requireNonNull(owner, "owner cannot be null");
         this.settings = Map.copyOf(settings);
         this.listener = Objects.requireNonNull(listener, "listener cannot be null");
         this.onBuilt = Objects.requireNonNull(onBuilt, "onBuilt cannot be null");
@@ -79,7 +79,7 @@ public final class DelayQueues {
     }
 
     private <T> DelayQueue<T> build(String name, Class<T> type) {
-        DelayQueue.Builder<T> b = DelayQueue.builder(redis, name, type).listener(listener);
+        DelayQueue.Builder<T> b = owner.builder(name, type).listener(listener);
         if (observations != null) {
             b.headers(observations.headers(name));
         }

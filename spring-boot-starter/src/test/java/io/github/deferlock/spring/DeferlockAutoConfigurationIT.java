@@ -2,11 +2,14 @@ package io.github.deferlock.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.github.deferlock.conflict.Deferrals;
 import io.github.deferlock.conflict.LockRunner;
 import io.github.deferlock.conflict.OnConflict;
 import io.github.deferlock.delay.DelayQueue;
+import io.github.deferlock.delay.DelayQueueWorker;
+import io.github.deferlock.delay.RedisQueues;
 import io.github.deferlock.lock.DistributedLock;
 import io.github.deferlock.lock.RedisLocks;
 import io.github.deferlock.micrometer.ConflictMetrics;
@@ -19,7 +22,11 @@ import io.github.deferlock.testing.RedisServer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -142,6 +149,59 @@ final class DeferlockAutoConfigurationIT {
                     assertThat(context).hasSingleBean(RedisLocks.class);
                     assertThat(context.getBean(RedisLocks.class).get("a").key()).startsWith("mine:");
                 });
+    }
+
+    /**
+     * The deferral queue and the application's queues are built through the one {@link RedisQueues} bean: ten
+     * queues' workers hold one subscription connection of the client's pool (8 connections by default; a
+     * connection per queue would hang a worker's start, which the timeout turns into a failure), and the bean is
+     * closed with the context.
+     */
+    @Test
+    @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void redisQueues_ownsTheDeferralsAndEveryQueue_soTheirWorkersShareOneSubscriber(RedisServer server) {
+        AtomicReference<RedisQueues> owner = new AtomicReference<>();
+        runner.withPropertyValues(redisAt(server)).run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(RedisQueues.class);
+            owner.set(context.getBean(RedisQueues.class));
+            DelayQueues queues = context.getBean(DelayQueues.class);
+            List<DelayQueueWorker<String>> workers = new ArrayList<>();
+            try (Deferrals deferrals = context.getBean(Deferrals.class)) {
+                for (int i = 0; i < 9; i++) {
+                    workers.add(DelayQueueWorker.builder(queues.get("q" + i, String.class), job -> {})
+                            .build()
+                            .start());
+                }
+                deferrals.startWorker(1);
+                await().atMost(Duration.ofSeconds(10))
+                        .untilAsserted(() -> assertThat(server.subscriptionsPerConnection())
+                                .as("one connection holds the ten queues' channels")
+                                .containsExactly(10));
+            } finally {
+                workers.forEach(DelayQueueWorker::close);
+            }
+        });
+        assertThatThrownBy(() -> owner.get().builder("after", String.class))
+                .as("closed with the context")
+                .isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void userDefinedRedisQueues_wins(RedisServer server) {
+        try (RedisClient mine = server.newClient()) {
+            RedisQueues own = RedisQueues.on(mine);
+            runner.withPropertyValues(redisAt(server))
+                    .withBean(RedisQueues.class, () -> own, d -> d.setDestroyMethodName(""))
+                    .run(context -> {
+                        assertThat(context).hasNotFailed().hasSingleBean(RedisQueues.class);
+                        assertThat(context.getBean(RedisQueues.class)).isSameAs(own);
+                        own.close(); // the starter's queues are built through it: now they cannot be
+                        assertThatThrownBy(
+                                        () -> context.getBean(DelayQueues.class).get("late", String.class))
+                                .isInstanceOf(IllegalStateException.class)
+                                .hasMessageContaining("was closed");
+                    });
+        }
     }
 
     @Test

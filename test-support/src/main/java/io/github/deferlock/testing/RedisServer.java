@@ -243,6 +243,29 @@ public final class RedisServer implements AutoCloseable {
                 DefaultJedisClientConfig.builder().autoNegotiateProtocol(false).build());
     }
 
+    /**
+     * For each client connection that holds a subscription now: how many channels, patterns and shard
+     * channels it holds ({@code sub=} + {@code psub=} + {@code ssub=} of {@code CLIENT LIST}), in the server's
+     * order. Its size is the number of pub/sub connections; asked on a connection of its own, which holds none.
+     */
+    public List<Integer> subscriptionsPerConnection() {
+        try (Jedis j = newConnection()) {
+            List<Integer> out = new ArrayList<>();
+            for (String line : j.clientList().split("\n")) {
+                int n = 0;
+                for (String field : line.trim().split(" ")) {
+                    if (field.startsWith("sub=") || field.startsWith("psub=") || field.startsWith("ssub=")) {
+                        n += Integer.parseInt(field.substring(field.indexOf('=') + 1));
+                    }
+                }
+                if (n > 0) {
+                    out.add(n);
+                }
+            }
+            return out;
+        }
+    }
+
     /** Runs {@code CONFIG SET name value} on the live server. */
     public void config(String name, String value) {
         Objects.requireNonNull(name, "name cannot be null");

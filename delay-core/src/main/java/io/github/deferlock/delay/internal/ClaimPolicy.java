@@ -22,8 +22,15 @@ import java.util.concurrent.TimeUnit;
  * </ul>
  *
  * <p>Immutable and threadsafe.
+ *
+ * @param concurrency the handler threads
+ * @param batchSize the most jobs one claim takes
+ * @param startWindowNanos how soon claimed-ahead jobs should start: a tenth of the visibility timeout, at most 1 s
+ * @param staleNanos how long a job may wait in the buffer: half the visibility timeout
+ * @param fallbackPollNanos the longest an idle worker waits before it claims again
  */
-public final class ClaimPolicy {
+public record ClaimPolicy(
+        int concurrency, int batchSize, long startWindowNanos, long staleNanos, long fallbackPollNanos) {
     /** The start window's upper bound. */
     static final long MAX_START_WINDOW_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** The shortest wait after a claim that found nothing due. */
@@ -34,12 +41,6 @@ public final class ClaimPolicy {
     private static final int DEFAULT_MIN_BATCH = 32;
     private static final int DEFAULT_MAX_BATCH = 100;
 
-    private final int concurrency;
-    private final int batchSize;
-    private final long startWindowNanos;
-    private final long staleNanos;
-    private final long fallbackPollNanos;
-
     /**
      * A policy.
      *
@@ -49,32 +50,17 @@ public final class ClaimPolicy {
      * @param fallbackPoll the longest an idle worker waits before it claims again
      */
     public ClaimPolicy(int concurrency, int batchSize, Duration visibilityTimeout, Duration fallbackPoll) {
-        this.concurrency = concurrency;
-        this.batchSize = batchSize;
-        long visibility = visibilityTimeout.toNanos();
-        this.startWindowNanos = Math.min(visibility / 10, MAX_START_WINDOW_NANOS);
-        this.staleNanos = visibility / 2;
-        this.fallbackPollNanos = fallbackPoll.toNanos();
+        this(
+                concurrency,
+                batchSize,
+                Math.min(visibilityTimeout.toNanos() / 10, MAX_START_WINDOW_NANOS),
+                visibilityTimeout.toNanos() / 2,
+                fallbackPoll.toNanos());
     }
 
     /** The default batch size for a concurrency: the concurrency, at least 32 and at most 100. */
     public static int defaultBatchSize(int concurrency) {
         return Math.min(DEFAULT_MAX_BATCH, Math.max(DEFAULT_MIN_BATCH, concurrency));
-    }
-
-    /** The most jobs one claim takes. */
-    public int batchSize() {
-        return batchSize;
-    }
-
-    /** The handler threads. */
-    public int concurrency() {
-        return concurrency;
-    }
-
-    /** The longest an idle worker waits before it claims again. */
-    public long fallbackPollNanos() {
-        return fallbackPollNanos;
     }
 
     /**

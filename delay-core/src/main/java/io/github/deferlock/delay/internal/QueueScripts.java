@@ -43,9 +43,12 @@ public final class QueueScripts {
     private static final Script PURGE = QueueLua.load("purge");
 
     private static final byte[] REPLAY_TTL = num(REPLAY_TTL_MS);
-    private static final byte[] NO_REPLAY = {'0'};
-    private static final byte[] DELAY = {'d'};
-    private static final byte[] AT = {'a'};
+    /** A replay record's lifetime of 0 ms: the call keeps none (enqueue.lua, ARGV[3]). */
+    private static final byte[] NO_REPLAY = num(0);
+    /** enqueue.lua's modes of a due time: a delay from the server's TIME, or an absolute epoch ms. */
+    private static final byte[] DELAY = utf8("d");
+
+    private static final byte[] AT = utf8("a");
 
     private final QueueTransport transport;
     private final QueueKeys keys;

@@ -25,12 +25,21 @@ import redis.clients.jedis.exceptions.JedisException;
 public final class QueueTransport {
     private static final Logger LOG = LoggerFactory.getLogger(QueueTransport.class);
 
-    private final UnifiedJedis redis;
-    private final String queue;
-    private final Topology topology;
-    private final ReplicatedCall replicated;
-    private final int replicas; // 0: no WAIT
-    private final Duration replicaTimeout;
+    /**
+     * Where the calls go and how a write is confirmed: what a transport and its view {@link #once()} share.
+     *
+     * @param replicas the replicas a write must reach, 0 for no {@code WAIT}
+     * @param replicaTimeout how long {@code WAIT} waits; zero when {@code replicas} is 0
+     */
+    private record Target(
+            UnifiedJedis redis,
+            String queue,
+            Topology topology,
+            ReplicatedCall replicated,
+            int replicas,
+            Duration replicaTimeout) {}
+
+    private final Target target;
     private final boolean retry; // false: each call is sent once (the view for the worker)
     private final QueueTransport once;
 
@@ -39,24 +48,17 @@ public final class QueueTransport {
      * @param replicaTimeout how long {@code WAIT} waits; ignored when {@code replicas} is 0
      */
     public QueueTransport(UnifiedJedis redis, String queue, int replicas, Duration replicaTimeout) {
-        this.redis = redis;
-        this.queue = queue;
-        this.topology = Topology.of(redis);
-        this.replicas = replicas;
-        this.replicaTimeout = replicas > 0 ? replicaTimeout : Duration.ZERO;
-        this.replicated = new ReplicatedCall(topology, replicas, this.replicaTimeout);
+        Topology topology = Topology.of(redis);
+        Duration timeout = replicas > 0 ? replicaTimeout : Duration.ZERO;
+        this.target =
+                new Target(redis, queue, topology, new ReplicatedCall(topology, replicas, timeout), replicas, timeout);
         this.retry = true;
         this.once = new QueueTransport(this);
     }
 
     /** The view of {@code of} that sends each call once. */
     private QueueTransport(QueueTransport of) {
-        this.redis = of.redis;
-        this.queue = of.queue;
-        this.topology = of.topology;
-        this.replicas = of.replicas;
-        this.replicaTimeout = of.replicaTimeout;
-        this.replicated = of.replicated;
+        this.target = of.target;
         this.retry = false;
         this.once = this;
     }
@@ -73,12 +75,12 @@ public final class QueueTransport {
 
     /** The client. */
     public UnifiedJedis redis() {
-        return redis;
+        return target.redis();
     }
 
     /** True when writes are followed by {@code WAIT}. */
     public boolean waitsForReplicas() {
-        return replicas > 0;
+        return target.replicas() > 0;
     }
 
     /**
@@ -90,13 +92,13 @@ public final class QueueTransport {
         try {
             return retry ? Retry.CONNECTION_ERRORS.call(body) : body.get();
         } catch (JedisException e) {
-            throw new DelayQueueException(op + " failed on queue '" + queue + "': " + e.getMessage(), e);
+            throw new DelayQueueException(op + " failed on queue '" + target.queue() + "': " + e.getMessage(), e);
         }
     }
 
     /** Runs {@code script} as {@link #call}. */
     public Object run(String op, Script script, List<byte[]> keys, List<byte[]> args) {
-        return call(op, () -> script.run(redis, keys, args));
+        return call(op, () -> script.run(target.redis(), keys, args));
     }
 
     /** Runs {@code script} once per entry of {@code argLists}, one call after another, as one {@link #call}. */
@@ -104,7 +106,7 @@ public final class QueueTransport {
         return call(op, () -> {
             List<Object> out = new ArrayList<>(argLists.size());
             for (int c = 0; c < argLists.size(); c++) {
-                out.add(script.run(redis, keyLists.get(c), argLists.get(c)));
+                out.add(script.run(target.redis(), keyLists.get(c), argLists.get(c)));
             }
             return out;
         });
@@ -113,7 +115,7 @@ public final class QueueTransport {
     /** Loads {@code script} on the node that serves {@code sampleKey}, so pipelined {@code EVALSHA}s find it. */
     public void preload(String op, Script script, byte[] sampleKey) {
         call(op, () -> {
-            script.preload(redis, sampleKey);
+            script.preload(target.redis(), sampleKey);
             return null;
         });
     }
@@ -125,12 +127,12 @@ public final class QueueTransport {
      */
     public Object runAndWait(
             String op, Script script, List<byte[]> keys, List<byte[]> args, String stored, boolean strict) {
-        if (replicas == 0) {
+        if (target.replicas() == 0) {
             return run(op, script, keys, args);
         }
         return call(op, () -> {
-            ReplicatedCall.Replies replies = replicated.run(script, keys, args);
-            if (replies.acked() < replicas) {
+            ReplicatedCall.Replies replies = target.replicated().run(script, keys, args);
+            if (replies.acked() < target.replicas()) {
                 tooFewReplicas(op, replies.acked(), stored, strict);
             }
             return replies.reply();
@@ -150,8 +152,8 @@ public final class QueueTransport {
             String stored,
             boolean strict) {
         return call(op, () -> {
-            ReplicatedCall.Replies replies = replicated.runAll(script, keyLists, argLists);
-            if (replies.acked() < replicas) {
+            ReplicatedCall.Replies replies = target.replicated().runAll(script, keyLists, argLists);
+            if (replies.acked() < target.replicas()) {
                 tooFewReplicas(op, replies.acked(), stored, strict);
             }
             return replies.replies();
@@ -160,13 +162,14 @@ public final class QueueTransport {
 
     /** The scripts' publish flag: {@code 1} for SPUBLISH on a Redis 7.0+ cluster, else {@code 0}. */
     public byte[] shardedFlag() {
-        return topology.publishFlag();
+        return target.topology().publishFlag();
     }
 
     /** Throws (strict) or logs that too few replicas acknowledged a write that the primary applied. */
     private void tooFewReplicas(String op, long acked, String stored, boolean strict) {
-        String message = op + " on queue '" + queue + "' was acknowledged by " + acked + " of " + replicas
-                + " replicas within " + replicaTimeout + "; " + stored + " and may be lost if it fails over now";
+        String message = op + " on queue '" + target.queue() + "' was acknowledged by " + acked + " of "
+                + target.replicas() + " replicas within " + target.replicaTimeout() + "; " + stored
+                + " and may be lost if it fails over now";
         if (strict) {
             throw new DelayQueueException(message);
         }

@@ -1,37 +1,37 @@
 package io.github.deferlock.delay.internal;
 
 import io.github.deferlock.redis.internal.NoticeBus;
-import io.github.deferlock.redis.internal.SharedNoticeBuses;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import redis.clients.jedis.UnifiedJedis;
 
 /**
- * A worker's subscription to its queue's wake channel, on the {@link NoticeBus} that every worker on the same
- * client shares ({@link SharedNoticeBuses}: one subscription connection per client, not one per worker). {@code onWake} runs for every
- * notice, after every (re)subscription, and once at {@link #start()}, since notices published before it was
- * subscribed are lost. Threadsafe.
+ * A worker's subscription to its queue's wake channel, on its queue's {@link WakeBus} (the bus of the {@code
+ * RedisQueues} the queue was built through, shared with the workers of its other queues, or the standalone
+ * queue's own). {@code onWake} runs for every notice, after every (re)subscription, and once at {@link
+ * #start()}, since notices published before it was subscribed are lost. Threadsafe.
  */
 public final class WakeSubscriber {
-    private final UnifiedJedis redis;
-    private final String threadName;
+    private final WakeBus bus;
     private final byte[] channel;
     private final Runnable onWake;
     private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicReference<NoticeBus.Subscription> subscription = new AtomicReference<>();
 
     /** Creates a subscription; {@link #start()} opens it. */
-    public WakeSubscriber(UnifiedJedis redis, byte[] channel, Runnable onWake, String threadName) {
-        this.redis = redis;
-        this.threadName = threadName;
+    public WakeSubscriber(WakeBus bus, byte[] channel, Runnable onWake) {
+        this.bus = bus;
         this.channel = channel.clone();
         this.onWake = onWake;
     }
 
-    /** Subscribes, then wakes once. Only the first call does anything. */
+    /**
+     * Subscribes, then wakes once. Only the first call does anything.
+     *
+     * @throws IllegalStateException when the bus was closed
+     */
     public void start() {
         if (started.compareAndSet(false, true)) {
-            subscription.set(SharedNoticeBuses.watch(redis, threadName, channel, onWake));
+            subscription.set(bus.watch(channel, onWake));
             onWake.run();
         }
     }

@@ -238,25 +238,4 @@ final class NoticeBusIT {
             assertThat(subscribers(admin, "y")).isZero();
         }
     }
-
-    @Test
-    void sharedBuses_oneConnectionPerClient_forgottenWithTheLastListener() {
-        try (RedisServer server = RedisServer.start();
-                Jedis admin = server.newConnection();
-                RedisClient redis = server.newClient()) {
-            NoticeBus.Subscription a = SharedNoticeBuses.watch(redis, "test-shared", b("q1"), () -> {});
-            NoticeBus.Subscription c = SharedNoticeBuses.watch(redis, "test-shared", b("q2"), () -> {});
-            await().atMost(WAIT).until(() -> subscribers(admin, "q1") == 1 && subscribers(admin, "q2") == 1);
-            assertThat(admin.clientList().lines().filter(l -> l.contains(" sub=2 ")))
-                    .hasSize(1);
-            assertThat(SharedNoticeBuses.clients()).isEqualTo(1);
-
-            a.close();
-            a.close(); // idempotent: the count of listeners is not taken twice
-            assertThat(SharedNoticeBuses.clients()).isEqualTo(1);
-            c.close();
-            assertThat(SharedNoticeBuses.clients()).isZero();
-            await().atMost(WAIT).until(() -> subscribers(admin, "q1") + subscribers(admin, "q2") == 0);
-        }
-    }
 }
