@@ -262,7 +262,8 @@ final class Report {
      * or {@code max} the spread, {@code {{rtt:id}}} 1,000,000 ÷ the redis-benchmark median (µs per call at -c 1),
      * {@code {{ratio:idA|sideA|idB|sideB}}} the ratio of two medians, {@code {{inv:id|side}}} 1,000,000 ÷ the
      * median (µs per operation → operations per second), {@code {{serial:idA|sideA|idB|sideB}}} the rate of the
-     * two operations one after the other, 1 ÷ (1/a + 1/b). An unknown figure renders as n/a.
+     * two operations one after the other, 1 ÷ (1/a + 1/b), {@code {{cycles:id|side|k}}} k cycles of a rate in
+     * ms (k × 1,000 ÷ the median), {@code {{scale:id|side|f}}} f × the median. An unknown figure renders as n/a.
      */
     static String fill(String template, Results results) {
         Matcher m = PLACEHOLDER.matcher(template);
@@ -287,6 +288,14 @@ final class Report {
             if (spec.startsWith("inv:")) {
                 String[] p = spec.substring(4).split("\\|");
                 return number(1e6 / results.median(p[0], p[1]));
+            }
+            if (spec.startsWith("cycles:")) {
+                String[] p = spec.substring(7).split("\\|");
+                return number(Double.parseDouble(p[2]) * 1000 / results.median(p[0], p[1]));
+            }
+            if (spec.startsWith("scale:")) {
+                String[] p = spec.substring(6).split("\\|");
+                return number(Double.parseDouble(p[2]) * results.median(p[0], p[1]));
             }
             if (spec.startsWith("serial:")) {
                 String[] p = spec.substring(7).split("\\|");
@@ -329,8 +338,8 @@ final class Report {
                 String[] p = spec.substring(spec.indexOf(':') + 1).split("\\|");
                 ids.add(p[0]);
                 ids.add(p[2]);
-            } else if (spec.startsWith("inv:")) {
-                ids.add(spec.substring(4).split("\\|")[0]);
+            } else if (spec.startsWith("inv:") || spec.startsWith("cycles:") || spec.startsWith("scale:")) {
+                ids.add(spec.substring(spec.indexOf(':') + 1).split("\\|")[0]);
             } else {
                 ids.add(spec.split("\\|")[0]);
             }
