@@ -37,6 +37,7 @@ import redis.clients.jedis.RedisSentinelClient;
  * <p>Instances are threadsafe.
  */
 public final class RedisSentinelGroup implements AutoCloseable {
+    private static final String SYNC_PROBE = "deferlock:test:replication-probe";
 
     /** The name the sentinels monitor the primary under. */
     public static final String MASTER_NAME = "deferlock";
@@ -248,12 +249,20 @@ public final class RedisSentinelGroup implements AutoCloseable {
                 RedisServer primary = servers.get(0);
                 servers.add(node(primary));
                 servers.add(node(primary));
-                RedisCluster.await(Duration.ofSeconds(20), "both replicas in sync", () -> {
+                RedisCluster.await(Duration.ofSeconds(20), "both replicas in sync and acknowledging writes", () -> {
                     try (Jedis j = RedisCluster.connect(primary)) {
                         String info = j.info("replication");
-                        return info.contains("connected_slaves:2")
-                                && !info.contains("state=wait_bgsave")
-                                && !info.contains("state=send_bulk");
+                        if (!info.contains("connected_slaves:2")
+                                || info.contains("state=wait_bgsave")
+                                || info.contains("state=send_bulk")) {
+                            return false;
+                        }
+                        // online is not yet acking: a test's first WAIT could time out on a replica still
+                        // loading what it was sent, so one write must be acknowledged by both first
+                        j.set(SYNC_PROBE, "1");
+                        long acked = j.waitReplicas(2, 1_000);
+                        j.del(SYNC_PROBE);
+                        return acked == 2 && j.waitReplicas(2, 1_000) == 2;
                     }
                 });
                 RedisBinary binary = RedisBinary.resolve();
