@@ -22,7 +22,10 @@ import redis.clients.jedis.RedisClient;
 final class UncontendedCommandsIT {
     private static final int CYCLES = 100;
 
-    /** Our own INFO, and what a new pooled connection sends (Jedis's CLIENT SETINFO; 6.2 refuses it). */
+    /**
+     * Our own INFO, and what a new pooled connection sends (Jedis's CLIENT SETINFO; 6.2 refuses it). Matched on
+     * the command before any {@code |}: Redis 7 and Valkey count subcommands as {@code client|setinfo}.
+     */
     private static final java.util.Set<String> CONNECTION_SETUP = java.util.Set.of("info", "client", "hello");
 
     private static Map<String, Long> calls(RedisServer server) {
@@ -54,7 +57,7 @@ final class UncontendedCommandsIT {
             long total = 0;
             for (Map.Entry<String, Long> e : after.entrySet()) {
                 long d = e.getValue() - before.getOrDefault(e.getKey(), 0L);
-                if (d > 0 && !CONNECTION_SETUP.contains(e.getKey())) {
+                if (d > 0 && !CONNECTION_SETUP.contains(e.getKey().split("\\|")[0])) {
                     perCycle.put(e.getKey(), d);
                     total += d;
                 }
@@ -67,7 +70,7 @@ final class UncontendedCommandsIT {
                             (double) total / CYCLES,
                             perCycle);
             assertThat(perCycle.get("evalsha")).isEqualTo(2L * CYCLES);
-            assertThat(total).isLessThanOrEqualTo(10L * CYCLES);
+            assertThat(total).as("commands per 100 cycles: %s", perCycle).isLessThanOrEqualTo(10L * CYCLES);
         }
     }
 }
