@@ -68,6 +68,8 @@ public final class Bench {
             System.setProperty(LOG_LEVEL, "warn");
         }
         System.setProperty("org.slf4j.simpleLogger.log.org.redisson.Redisson", "off");
+        // the in-process Kafka broker of adapter.kafka.* logs its routine start and stop at WARN
+        System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka", "error");
         Settings settings = Settings.full();
         Integer rounds = null;
         String redisUri = null;
@@ -110,7 +112,8 @@ public final class Bench {
                     s.faultJobs(),
                     s.visibility(),
                     s.conflictWindow(),
-                    s.benchmarkRequests());
+                    s.benchmarkRequests(),
+                    s.adapterMessages());
         }
         Path json = out.resolve("benchmarks/results.json");
         Path md = out.resolve("docs/benchmarks.md");
@@ -256,6 +259,7 @@ public final class Bench {
         QueueRuns queue = new QueueRuns(redis, s, r);
         FaultRuns fault = new FaultRuns(redis, s, r);
         ConflictRuns conflict = new ConflictRuns(redis, s, r);
+        AdapterRuns adapter = new AdapterRuns(redis, s, r);
         List<Group> g = new ArrayList<>();
         g.add(new Group("physical limits (redis-benchmark)", "limits.", () -> {
             for (int i = 1; i <= s.rounds(); i++) {
@@ -276,6 +280,9 @@ public final class Bench {
         g.add(new Group("SIGKILL of a worker", "queue.fault.", fault::sigkill));
         g.add(new Group("slow handler", "queue.slowHandler.", fault::slowHandler));
         g.add(new Group("hot-key conflict strategies", "conflict.", conflict::run));
+        g.add(new Group("RabbitMQ adapter, 10% hot keys", AdapterRuns.id("rabbitmq"), adapter::rabbitmq));
+        g.add(new Group("Kafka adapter, 10% hot keys", AdapterRuns.id("kafka"), adapter::kafka));
+        g.add(new Group("Redis Streams adapter, 10% hot keys", AdapterRuns.id("streams"), adapter::streams));
         return g;
     }
 

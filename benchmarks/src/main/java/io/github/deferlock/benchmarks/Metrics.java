@@ -183,6 +183,15 @@ final class Metrics {
                 "ms",
                 "arrival to handler end of hot messages (deferred ones waited for after the window)",
                 List.of(DEFERLOCK, "sleep-retry")));
+        for (String broker : AdapterRuns.BROKERS) {
+            m.add(higher(
+                    AdapterRuns.id(broker),
+                    "ratio",
+                    "cold messages per second with 10% of the messages on 3 held keys ÷ without; " + AdapterRuns.THREADS
+                            + " handler threads both",
+                    List.of(DEFERLOCK),
+                    absolute(0.9)));
+        }
         for (Limits.Probe p : Limits.PROBES) {
             m.add(higher(p.id(), "ops/s", p.description(), List.of(REDIS_BENCHMARK)));
         }

@@ -250,6 +250,7 @@ final class Report {
             case "lock" -> "Locks";
             case "queue" -> "Queue";
             case "conflict" -> "Conflict strategies";
+            case "adapter" -> "Broker adapters";
             case "limits" -> "Physical limits (redis-benchmark, same run)";
             default -> group;
         };

@@ -22,6 +22,7 @@ import java.time.Duration;
  * @param visibility the visibility timeout of the fault and slow-handler runs
  * @param conflictWindow measured time of each conflict workload
  * @param benchmarkRequests requests of a {@code redis-benchmark -c 1} probe (4 × that at -c 8 or -P 16)
+ * @param adapterMessages messages per side and round of the broker-adapter runs ({@code adapter.*})
  */
 record Settings(
         String mode,
@@ -38,7 +39,8 @@ record Settings(
         int faultJobs,
         Duration visibility,
         Duration conflictWindow,
-        int benchmarkRequests) {
+        int benchmarkRequests,
+        int adapterMessages) {
 
     static Settings full() {
         return new Settings(
@@ -56,7 +58,8 @@ record Settings(
                 50,
                 Duration.ofSeconds(2),
                 Duration.ofSeconds(8),
-                20_000);
+                20_000,
+                2_400);
     }
 
     /**
@@ -83,7 +86,8 @@ record Settings(
                 20,
                 Duration.ofMillis(500),
                 Duration.ofMillis(1000),
-                5_000);
+                5_000,
+                800);
     }
 
     static Settings smoke() {
@@ -102,6 +106,7 @@ record Settings(
                 8,
                 Duration.ofMillis(500),
                 Duration.ofMillis(500),
-                1_000);
+                1_000,
+                200);
     }
 }
