@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntSupplier;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
@@ -205,6 +206,8 @@ public final class RedisSentinelGroup implements AutoCloseable {
         private Duration downAfter;
         private Duration failoverTimeout;
         private final List<String[]> settings = new ArrayList<>();
+        /** Where the sentinels' ports come from: free loopback ports, or a test's sequence. */
+        IntSupplier sentinelPorts = RedisServer::freePort;
 
         private Builder() {}
 
@@ -265,61 +268,7 @@ public final class RedisSentinelGroup implements AutoCloseable {
                         return acked == 2 && j.waitReplicas(2, 1_000) == 2;
                     }
                 });
-                RedisBinary binary = RedisBinary.resolve();
-                SecureRandom random = new SecureRandom();
-                List<String> ids = new ArrayList<>();
-                List<Integer> ports = new ArrayList<>();
-                for (int i = 0; i < 3; i++) {
-                    byte[] id = new byte[20];
-                    random.nextBytes(id);
-                    ids.add(HexFormat.of().formatHex(id));
-                    int port;
-                    do {
-                        port = RedisServer.freePort();
-                    } while (ports.contains(port));
-                    ports.add(port);
-                }
-                for (int i = 0; i < 3; i++) {
-                    StringBuilder conf = new StringBuilder();
-                    conf.append("sentinel myid ").append(ids.get(i)).append('\n');
-                    conf.append("sentinel monitor ")
-                            .append(MASTER_NAME)
-                            .append(" 127.0.0.1 ")
-                            .append(primary.port())
-                            .append(" 2\n");
-                    conf.append("sentinel down-after-milliseconds ")
-                            .append(MASTER_NAME)
-                            .append(' ')
-                            .append(down.toMillis())
-                            .append('\n');
-                    conf.append("sentinel failover-timeout ")
-                            .append(MASTER_NAME)
-                            .append(' ')
-                            .append(failover.toMillis())
-                            .append('\n');
-                    conf.append("sentinel parallel-syncs ").append(MASTER_NAME).append(" 1\n");
-                    for (int r = 1; r < 3; r++) {
-                        conf.append("sentinel known-replica ")
-                                .append(MASTER_NAME)
-                                .append(" 127.0.0.1 ")
-                                .append(servers.get(r).port())
-                                .append('\n');
-                    }
-                    for (int o = 0; o < 3; o++) {
-                        if (o != i) {
-                            conf.append("sentinel known-sentinel ")
-                                    .append(MASTER_NAME)
-                                    .append(" 127.0.0.1 ")
-                                    .append(ports.get(o))
-                                    .append(' ')
-                                    .append(ids.get(o))
-                                    .append('\n');
-                        }
-                    }
-                    SentinelProcess s = new SentinelProcess(binary, ports.get(i));
-                    sentinels.add(s);
-                    s.start(conf.toString());
-                }
+                startSentinels(servers, sentinels, down, failover);
                 RedisSentinelGroup group = new RedisSentinelGroup(servers, sentinels, down, failover);
                 LIVE.add(group);
                 return group;
@@ -327,6 +276,95 @@ public final class RedisSentinelGroup implements AutoCloseable {
                 sentinels.forEach(SentinelProcess::close);
                 servers.forEach(RedisServer::close);
                 throw e;
+            }
+        }
+
+        /**
+         * Starts the three sentinels into {@code sentinels}. Their ports are chosen before any of them binds (each
+         * one's config names the others), so a port can be taken in between — by another process, or as the
+         * local port of any outgoing connection, since free ports come from the ephemeral range. Such a start is
+         * retried with three new ports, up to 5 times; any other failure is thrown at once.
+         */
+        private void startSentinels(
+                List<RedisServer> servers, List<SentinelProcess> sentinels, Duration down, Duration failover) {
+            RedisServer primary = servers.get(0);
+            RuntimeException last = null;
+            for (int attempt = 0; attempt < 5; attempt++) {
+                try {
+                    startSentinelsOnce(servers, sentinels, primary, down, failover);
+                    return;
+                } catch (IllegalStateException e) {
+                    last = e;
+                    sentinels.forEach(SentinelProcess::close);
+                    sentinels.clear();
+                    if (!String.valueOf(e.getMessage()).contains("Address already in use")) {
+                        throw e;
+                    }
+                }
+            }
+            throw last;
+        }
+
+        private void startSentinelsOnce(
+                List<RedisServer> servers,
+                List<SentinelProcess> sentinels,
+                RedisServer primary,
+                Duration down,
+                Duration failover) {
+            RedisBinary binary = RedisBinary.resolve();
+            SecureRandom random = new SecureRandom();
+            List<String> ids = new ArrayList<>();
+            List<Integer> ports = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                byte[] id = new byte[20];
+                random.nextBytes(id);
+                ids.add(HexFormat.of().formatHex(id));
+                int port;
+                do {
+                    port = sentinelPorts.getAsInt();
+                } while (ports.contains(port));
+                ports.add(port);
+            }
+            for (int i = 0; i < 3; i++) {
+                StringBuilder conf = new StringBuilder();
+                conf.append("sentinel myid ").append(ids.get(i)).append('\n');
+                conf.append("sentinel monitor ")
+                        .append(MASTER_NAME)
+                        .append(" 127.0.0.1 ")
+                        .append(primary.port())
+                        .append(" 2\n");
+                conf.append("sentinel down-after-milliseconds ")
+                        .append(MASTER_NAME)
+                        .append(' ')
+                        .append(down.toMillis())
+                        .append('\n');
+                conf.append("sentinel failover-timeout ")
+                        .append(MASTER_NAME)
+                        .append(' ')
+                        .append(failover.toMillis())
+                        .append('\n');
+                conf.append("sentinel parallel-syncs ").append(MASTER_NAME).append(" 1\n");
+                for (int r = 1; r < 3; r++) {
+                    conf.append("sentinel known-replica ")
+                            .append(MASTER_NAME)
+                            .append(" 127.0.0.1 ")
+                            .append(servers.get(r).port())
+                            .append('\n');
+                }
+                for (int o = 0; o < 3; o++) {
+                    if (o != i) {
+                        conf.append("sentinel known-sentinel ")
+                                .append(MASTER_NAME)
+                                .append(" 127.0.0.1 ")
+                                .append(ports.get(o))
+                                .append(' ')
+                                .append(ids.get(o))
+                                .append('\n');
+                    }
+                }
+                SentinelProcess s = new SentinelProcess(binary, ports.get(i));
+                sentinels.add(s);
+                s.start(conf.toString());
             }
         }
 

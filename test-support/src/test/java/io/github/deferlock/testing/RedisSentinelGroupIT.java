@@ -3,8 +3,12 @@ package io.github.deferlock.testing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
+import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.RedisSentinelClient;
 
 final class RedisSentinelGroupIT {
@@ -28,6 +32,29 @@ final class RedisSentinelGroupIT {
                 assertThat(redis.get("k")).isEqualTo("v");
             });
             assertThat(redis.getCurrentMaster().getPort()).isEqualTo(promoted.port());
+        }
+    }
+
+    /**
+     * A sentinel port taken between being chosen and being bound (by another process, or as the local port of an
+     * outgoing connection) makes that sentinel exit with "Address already in use"; the group starts its sentinels
+     * again on new ports instead of failing (a CI run failed so in FailoverIT).
+     */
+    @Test
+    void aSentinelPortTakenBeforeItsSentinelBinds_theSentinelsStartOnOtherPorts() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            AtomicBoolean handedOut = new AtomicBoolean();
+            RedisSentinelGroup.Builder b = RedisSentinelGroup.builder();
+            b.sentinelPorts = () -> handedOut.getAndSet(true) ? RedisServer.freePort() : taken.getLocalPort();
+            try (RedisSentinelGroup group = b.start();
+                    RedisSentinelClient redis = group.newClient()) {
+                assertThat(handedOut).isTrue();
+                assertThat(group.sentinels().stream().map(HostAndPort::getPort))
+                        .hasSize(3)
+                        .doesNotContain(taken.getLocalPort());
+                redis.set("k", "v");
+                assertThat(redis.get("k")).isEqualTo("v");
+            }
         }
     }
 }
