@@ -14,6 +14,7 @@ import io.github.deferlock.testing.RedisServer;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -205,6 +206,27 @@ final class WithLockIT {
                 assertThat(r.note()).isEqualTo("cross-jvm");
                 assertThat(r.heldLock()).isTrue();
             });
+        }
+    }
+
+    @Test
+    void sleepRetry_whileASecondJvmHoldsTheLock_waitsQueued_andRunsOnceAfterItReleases() throws Exception {
+        try (JvmProcess holder = JvmProcess.start(LockHolder.class, SERVER.uri(), "app:", "order:7");
+                RedisClient c = SERVER.newClient()) {
+            holder.awaitLine("HELD", Duration.ofSeconds(60));
+            CompletableFuture<String> call = CompletableFuture.supplyAsync(() -> orders.retrying(7));
+            // a waiter queued behind the holder marks the holder's value with '+': the call is waiting, not done
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> String.valueOf(c.get("app:{order:7}")).endsWith("+"));
+            assertThat(call).isNotDone();
+            assertThat(orders.runs())
+                    .as("nothing ran while the other JVM held the lock")
+                    .isEmpty();
+            c.set("release:order:7", "1");
+            holder.awaitLine("RELEASED", Duration.ofSeconds(30));
+            assertThat(call.get(30, TimeUnit.SECONDS)).isEqualTo("done 7");
+            assertThat(orders.runs()).singleElement().satisfies(r -> assertThat(r.heldLock())
+                    .isTrue());
         }
     }
 
