@@ -125,8 +125,12 @@ public final class Bench {
                 throw new IllegalArgumentException(
                         json + " is not of schema " + Results.SCHEMA + "; run the benchmarks");
             }
-            Report.write(md, Results.read(json));
-            Progress.line("wrote %s from %s", md.normalize(), json.normalize());
+            Results committed = Results.read(json);
+            // Judged again with today's targets: the measured values are kept as they are.
+            committed.write(json);
+            Report.write(md, committed);
+            Report.writeReadme(out.resolve("README.md"), committed);
+            Progress.line("wrote %s and the README's summary from %s", md.normalize(), json.normalize());
             return 0;
         }
         String prefix = only;
@@ -233,6 +237,7 @@ public final class Bench {
             all.overlay(fresh);
             all.write(json);
             Report.write(md, all);
+            Report.writeReadme(out.resolve("README.md"), all);
             Progress.line(
                     "wrote %s and %s in %d s",
                     json.normalize(), md.normalize(), run.get("seconds").asLong());

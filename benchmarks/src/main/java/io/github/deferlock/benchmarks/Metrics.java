@@ -43,7 +43,8 @@ final class Metrics {
                     Sides.LOCKS,
                     ratio(RAW_FENCED, 0.95),
                     ratio(FENCED, t == 1 ? 1.5 : 3),
-                    ratio(FENCED_TUNED, 1)));
+                    ratio(FENCED_TUNED, 1),
+                    ratio(RAW, 0.85)));
             m.add(lower(
                     "lock.uncontended.t" + t + ".commands",
                     "commands/cycle",
@@ -143,7 +144,8 @@ final class Metrics {
                 "queue.idle.serverCommandsPerSec",
                 "commands/s",
                 "commands the server executes for one idle consumer (INFO commandstats, incl. inside scripts)",
-                Sides.CONSUMING));
+                Sides.CONSUMING,
+                absolute(1)));
         m.add(lower(
                 "queue.memory.bytesPerJob",
                 "bytes",

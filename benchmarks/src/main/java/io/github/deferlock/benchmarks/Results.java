@@ -156,6 +156,10 @@ final class Results {
                 ObjectNode tn = targets.addObject();
                 tn.put("rule", t.describe(m));
                 tn.put("verdict", j.verdict().label());
+                if (j.rounds() > 0) {
+                    tn.put("roundsMet", j.roundsMet());
+                    tn.put("rounds", j.rounds());
+                }
                 if (!Double.isNaN(j.median())) {
                     number(tn, "median", j.median());
                     number(tn, "min", j.min());

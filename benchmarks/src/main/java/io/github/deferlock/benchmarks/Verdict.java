@@ -43,14 +43,30 @@ enum Verdict {
      * @param median the median ratio or figure
      * @param min the smallest
      * @param max the largest
+     * @param roundsMet how many rounds met the target (0 when {@code rounds} is 0)
+     * @param rounds how many rounds were judged one by one; 0 when the sides' rounds do not pair up (the
+     *     verdict then rests on the widest ratio the two spreads allow) or nothing was measured
      */
-    record Judgement(Verdict verdict, double median, double min, double max) {
+    record Judgement(Verdict verdict, double median, double min, double max, int roundsMet, int rounds) {
+
+        static Judgement none(Verdict verdict) {
+            return new Judgement(verdict, Double.NaN, Double.NaN, Double.NaN, 0, 0);
+        }
+
+        /** The verdict with how many rounds met the target: "inconclusive (3 of 5 rounds met)". */
+        String label() {
+            if (rounds > 0 && (verdict == INCONCLUSIVE || verdict == MISSED || verdict == MET)) {
+                return verdict.label() + " (" + roundsMet + " of " + rounds + " rounds met)";
+            }
+            return verdict.label();
+        }
+
         String describe() {
             if (Double.isNaN(median)) {
-                return verdict.label();
+                return label();
             }
             String range = min == max ? fmt(median) : fmt(median) + " (" + fmt(min) + "–" + fmt(max) + ")";
-            return verdict.label() + ": " + range;
+            return label() + ": " + range;
         }
 
         private static String fmt(double v) {
@@ -61,9 +77,10 @@ enum Verdict {
     static Judgement judge(Metric m, Metric.Target t, Results r) {
         Results.Side ours = r.side(m.id(), Sides.DEFERLOCK);
         if (ours == null || ours.values().isEmpty()) {
-            return new Judgement(NOT_MEASURED, Double.NaN, Double.NaN, Double.NaN);
+            return Judgement.none(NOT_MEASURED);
         }
         List<Double> values;
+        boolean paired = true;
         boolean saturated = ours.saturated();
         double median;
         if (t.peer() == null) {
@@ -72,24 +89,30 @@ enum Verdict {
         } else {
             Results.Side peer = r.side(m.id(), t.peer());
             if (peer == null || peer.values().isEmpty()) {
-                return new Judgement(NOT_MEASURED, Double.NaN, Double.NaN, Double.NaN);
+                return Judgement.none(NOT_MEASURED);
             }
             saturated |= peer.saturated();
+            paired = ours.values().size() == peer.values().size();
             values = ratios(ours.values(), peer.values());
             median = ours.stat().median() / peer.stat().median();
         }
         Results.Stat st = Results.Stat.of(values);
         if (st.rounds() == 0 || Double.isInfinite(st.max()) || Double.isInfinite(st.min()) || Double.isNaN(median)) {
-            return new Judgement(NOT_MEASURED, Double.NaN, Double.NaN, Double.NaN);
+            return Judgement.none(NOT_MEASURED);
         }
         if (saturated) {
-            return new Judgement(SATURATED, median, st.min(), st.max());
+            return new Judgement(SATURATED, median, st.min(), st.max(), 0, 0);
         }
         double bound = t.value();
         boolean allMet = m.higherIsBetter() ? st.min() >= bound : st.max() <= bound;
         boolean allMissed = m.higherIsBetter() ? st.max() < bound : st.min() > bound;
         Verdict v = allMet ? MET : allMissed ? MISSED : INCONCLUSIVE;
-        return new Judgement(v, median, st.min(), st.max());
+        int met = (int) values.stream()
+                .filter(x -> m.higherIsBetter() ? x >= bound : x <= bound)
+                .count();
+        return paired
+                ? new Judgement(v, median, st.min(), st.max(), met, values.size())
+                : new Judgement(v, median, st.min(), st.max(), 0, 0);
     }
 
     /** Per-round ratios when the rounds pair up, else the two extreme cross ratios. */
