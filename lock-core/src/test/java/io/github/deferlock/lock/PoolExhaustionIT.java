@@ -56,7 +56,9 @@ final class PoolExhaustionIT {
                             calls.add(pool.submit(() -> lock.tryLock(Duration.ofMillis(waitMillis))));
                         }
                         for (Future<Boolean> call : calls) {
-                            assertThat(call.get()).as("the key is held elsewhere").isFalse();
+                            assertThat(call.get())
+                                    .as("the key is held elsewhere")
+                                    .isFalse();
                         }
                         calls.clear();
                     }
@@ -90,8 +92,7 @@ final class PoolExhaustionIT {
                 for (int i = 0; i < 3; i++) {
                     taken.add(redis.getPool().getResource()); // someone else's use of the pool, never returned
                 }
-                assertTimeoutPreemptively(GENEROUS, () -> assertThatThrownBy(
-                                () -> lock.tryLock(Duration.ofMillis(20)))
+                assertTimeoutPreemptively(GENEROUS, () -> assertThatThrownBy(() -> lock.tryLock(Duration.ofMillis(20)))
                         .isInstanceOf(LockException.class)
                         .hasMessageContaining("starved")
                         .hasMessageContaining("pool")
@@ -99,7 +100,9 @@ final class PoolExhaustionIT {
             } finally {
                 taken.forEach(Connection::close);
             }
-            assertThat(lock.tryLock(Duration.ofSeconds(5))).as("works again once the pool has room").isTrue();
+            assertThat(lock.tryLock(Duration.ofSeconds(5)))
+                    .as("works again once the pool has room")
+                    .isTrue();
             lock.unlock();
         }
     }
