@@ -276,6 +276,7 @@ final class LostReplyIT {
             assertThat(results).extracting(EnqueueResult::duplicate).containsExactly(false, true);
         }
     }
+
     @Test
     void nack_replyLost_resendReportsSettledNotStale(RedisServer server, UnifiedJedis redis) throws Exception {
         try (FaultProxy proxy = FaultProxy.to(server);
@@ -289,11 +290,13 @@ final class LostReplyIT {
             Job<Msg> job = proxied.claim(1).get(0);
 
             boolean settled = withLostReply(
-                    proxy, () -> proxied.nack(job, "failed once", Duration.ofMinutes(5)), () -> direct.get(id)
-                            .map(j -> j.state() == JobState.DUE)
-                            .orElse(false));
+                    proxy,
+                    () -> proxied.nack(job, "failed once", Duration.ofMinutes(5)),
+                    () -> direct.get(id).map(j -> j.state() == JobState.DUE).orElse(false));
 
-            assertThat(settled).as("a resent nack is told about its own success").isTrue();
+            assertThat(settled)
+                    .as("a resent nack is told about its own success")
+                    .isTrue();
             assertThat(direct.get(id).orElseThrow().lastError()).contains("failed once");
             assertThat(proxied.nack(job, "again", Duration.ZERO))
                     .as("a real second nack with the same receipt is still stale")
@@ -315,10 +318,9 @@ final class LostReplyIT {
             Job<Msg> job = proxied.claim(1).get(0);
 
             boolean rescheduled = withLostReply(
-                    proxy, () -> proxied.reschedule(job, Duration.ofMinutes(5), new Msg("replaced", 2)), () -> direct
-                            .get(id)
-                            .map(j -> j.state() == JobState.DUE)
-                            .orElse(false));
+                    proxy,
+                    () -> proxied.reschedule(job, Duration.ofMinutes(5), new Msg("replaced", 2)),
+                    () -> direct.get(id).map(j -> j.state() == JobState.DUE).orElse(false));
 
             assertThat(rescheduled)
                     .as("a resent reschedule is told about its own success")
@@ -353,7 +355,9 @@ final class LostReplyIT {
                     .map(j -> j.state() == JobState.DEAD)
                     .orElse(false));
 
-            assertThat(moved).as("a resent deadLetter is told about its own success").isTrue();
+            assertThat(moved)
+                    .as("a resent deadLetter is told about its own success")
+                    .isTrue();
             assertThat(heard).containsExactly(id);
         }
     }
