@@ -1,5 +1,6 @@
 package io.github.deferlock.delay;
 
+import io.github.deferlock.redis.internal.Durations;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -55,7 +56,8 @@ public final class Backoff {
         nonNegative(initial, "initial");
         nonNegative(max, "max");
         if (max.compareTo(initial) < 0) {
-            throw new IllegalArgumentException("max " + max + " is shorter than initial " + initial);
+            throw new IllegalArgumentException(
+                    "max " + Durations.format(max) + " is shorter than initial " + Durations.format(initial));
         }
         if (!(factor >= 1.0) || Double.isInfinite(factor)) {
             throw new IllegalArgumentException("factor must be a finite number >= 1, got " + factor);
@@ -142,11 +144,11 @@ public final class Backoff {
     private static Duration nonNegative(Duration d, String what) {
         Objects.requireNonNull(d, what + " cannot be null");
         if (d.isNegative()) {
-            throw new IllegalArgumentException(what + " cannot be negative, got " + d);
+            throw new IllegalArgumentException(what + " cannot be negative, not " + Durations.format(d));
         }
         if (d.compareTo(DelayQueue.MAX_DELAY) > 0) {
-            throw new IllegalArgumentException(what + " must be at most " + DelayQueue.MAX_DELAY.toDays()
-                    + " days (DelayQueue.MAX_DELAY), got " + d);
+            throw new IllegalArgumentException(what + " must be at most " + Durations.format(DelayQueue.MAX_DELAY)
+                    + " (DelayQueue.MAX_DELAY), not " + Durations.format(d));
         }
         return d;
     }

@@ -11,6 +11,7 @@ import io.github.deferlock.delay.internal.QueueKeys;
 import io.github.deferlock.delay.internal.QueueScripts;
 import io.github.deferlock.delay.internal.QueueTransport;
 import io.github.deferlock.delay.internal.WakeBus;
+import io.github.deferlock.redis.internal.Durations;
 import io.github.deferlock.redis.internal.Names;
 import io.github.deferlock.redis.internal.Require;
 import java.io.IOException;
@@ -541,10 +542,11 @@ public final class DelayQueue<T> {
      * @throws DelayQueueException when Redis fails
      */
     public boolean nack(Job<T> job, String error, Duration retryDelay) {
-        return nack(scripts, job, error, retryDelay);
+        return nack(scripts, job, error, retryDelay, null);
     }
 
-    private boolean nack(QueueScripts via, Job<T> job, String error, Duration retryDelay) {
+    /** {@link #nack(Job, String, Duration)} through {@code via}, as the call named {@code token} (null: fresh). */
+    private boolean nack(QueueScripts via, Job<T> job, String error, Duration retryDelay, String token) {
         Require.notNull("job", job);
         Duration delay = retryDelay != null
                 ? requireDelay("retryDelay", retryDelay)
@@ -555,7 +557,8 @@ public final class DelayQueue<T> {
                 errorText(error),
                 toMillis(delay),
                 config.maxAttempts(),
-                DeadCause.ATTEMPTS_EXHAUSTED);
+                DeadCause.ATTEMPTS_EXHAUSTED,
+                token);
         job.markSettled();
         return r != QueueScripts.Settled.STALE;
     }
@@ -579,7 +582,7 @@ public final class DelayQueue<T> {
     /** Moves an in-flight job to the dead letters now; tells the listener when it moved. */
     private boolean moveToDeadLetters(String op, QueueScripts.Receipt job, String reason, DeadCause cause) {
         String text = errorText(reason);
-        boolean moved = scripts.nack(op, job, text, 0, 0, cause) != QueueScripts.Settled.STALE;
+        boolean moved = scripts.nack(op, job, text, 0, 0, cause, null) != QueueScripts.Settled.STALE;
         if (moved) {
             config.listener().onDeadLettered(name(), job.id(), text);
         }
@@ -604,14 +607,15 @@ public final class DelayQueue<T> {
      * @throws DelayQueueException when Redis fails
      */
     public boolean reschedule(Job<T> job, Duration delay, T replacementPayload) {
-        return reschedule(scripts, job, delay, replacementPayload);
+        return reschedule(scripts, job, delay, replacementPayload, null);
     }
 
-    private boolean reschedule(QueueScripts via, Job<T> job, Duration delay, T replacementPayload) {
+    /** {@link #reschedule(Job, Duration, Object)} through {@code via}, as the call named {@code token}. */
+    private boolean reschedule(QueueScripts via, Job<T> job, Duration delay, T replacementPayload, String token) {
         Require.notNull("job", job);
         requireDelay("delay", delay);
         byte[] replacement = replacementPayload == null ? null : codec.field(job.headers(), replacementPayload);
-        boolean r = via.reschedule(receipt(job), toMillis(delay), replacement);
+        boolean r = via.reschedule(receipt(job), toMillis(delay), replacement, token);
         job.markSettled();
         return r;
     }
@@ -910,14 +914,14 @@ public final class DelayQueue<T> {
             return DelayQueue.this.ackAll(once, jobs, strict, token);
         }
 
-        /** {@link DelayQueue#nack(Job, String, Duration)}. */
-        boolean nack(Job<T> job, String error, Duration retryDelay) {
-            return DelayQueue.this.nack(once, job, error, retryDelay);
+        /** {@link DelayQueue#nack(Job, String, Duration)} as the call named {@code token}. */
+        boolean nack(Job<T> job, String error, Duration retryDelay, String token) {
+            return DelayQueue.this.nack(once, job, error, retryDelay, token);
         }
 
-        /** {@link DelayQueue#reschedule(Job, Duration, Object)}. */
-        boolean reschedule(Job<T> job, Duration delay, T replacementPayload) {
-            return DelayQueue.this.reschedule(once, job, delay, replacementPayload);
+        /** {@link DelayQueue#reschedule(Job, Duration, Object)} as the call named {@code token}. */
+        boolean reschedule(Job<T> job, Duration delay, T replacementPayload, String token) {
+            return DelayQueue.this.reschedule(once, job, delay, replacementPayload, token);
         }
 
         /** {@link DelayQueue#extendAll(List)}. */
@@ -947,7 +951,7 @@ public final class DelayQueue<T> {
         Instant now = config.clock().instant();
         if (at.isAfter(now) && Duration.between(now, at).compareTo(MAX_DELAY) > 0) {
             throw new IllegalArgumentException(
-                    "at must be at most " + MAX_DELAY.toDays() + " days (MAX_DELAY) ahead, not " + at);
+                    "at must be at most " + Durations.format(MAX_DELAY) + " (MAX_DELAY) ahead, not " + at);
         }
         return at;
     }
@@ -1091,7 +1095,9 @@ public final class DelayQueue<T> {
         public Builder<T> waitForReplicas(int replicas, Duration timeout) {
             Require.setOnce(
                     "waitForReplicas",
-                    replicaTimeout == null ? null : this.replicas + " replicas within " + replicaTimeout,
+                    replicaTimeout == null
+                            ? null
+                            : this.replicas + " replicas within " + Durations.format(replicaTimeout),
                     "");
             Require.atLeast("replicas", replicas, 1);
             this.replicaTimeout = Require.within("timeout", timeout, QueueConfig.MIN_VISIBILITY, MAX_DELAY);

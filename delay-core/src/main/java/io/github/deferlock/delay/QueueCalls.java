@@ -10,7 +10,7 @@ import java.util.List;
  * <p>Each call is sent once: a failure is thrown at once, without the queue's connection retry. The worker's
  * {@link Settler} and {@link DispatcherLoop} are its only retry layers; they resend a claim or an ack under the
  * token of its first try, so the call's replay record recognises the resend (a lost reply is not a stale
- * receipt). Nack, give back and renewal have no replay record: a resend of one that ran is refused as stale.
+ * receipt); so do nack and give back. Renewal has no replay record (a resent renewal that ran renews again).
  *
  * @param <T> the payload type
  */
@@ -34,11 +34,14 @@ interface QueueCalls<T> {
     /** Acks one job as the call named {@code token}; false when its receipt is stale. */
     boolean ack(Job<T> job, String token);
 
-    /** Reports a failed run with the queue's backoff; false when the receipt is stale. */
-    boolean nack(Job<T> job, String error);
+    /** Reports a failed run with the queue's backoff as the call named {@code token}; false when stale. */
+    boolean nack(Job<T> job, String error, String token);
 
-    /** Returns a claimed job to due now, its attempt not counted; false when the receipt is stale. */
-    boolean giveBack(Job<T> job);
+    /**
+     * Returns a claimed job to due now, its attempt not counted, as the call named {@code token}; false when the
+     * receipt is stale.
+     */
+    boolean giveBack(Job<T> job, String token);
 
     /** Renews the visibility of running jobs, one result per job: false when refused. */
     List<Boolean> extendAll(List<Job<T>> jobs);
@@ -81,13 +84,13 @@ interface QueueCalls<T> {
             }
 
             @Override
-            public boolean nack(Job<T> job, String error) {
-                return hooks.nack(job, error, null);
+            public boolean nack(Job<T> job, String error, String token) {
+                return hooks.nack(job, error, null, token);
             }
 
             @Override
-            public boolean giveBack(Job<T> job) {
-                return hooks.reschedule(job, Duration.ZERO, null);
+            public boolean giveBack(Job<T> job, String token) {
+                return hooks.reschedule(job, Duration.ZERO, null, token);
             }
 
             @Override

@@ -12,8 +12,9 @@ import redis.clients.jedis.exceptions.JedisException;
  * calls it makes are sent once each ({@link QueueCalls}: no retry of the queue's own inside), and a settlement
  * that fails is tried {@value #TRIES} times in all, the pauses doubling from 50 ms to 1 s (about 9.5 s in all,
  * so a restart of Redis and its {@code LOADING} phase are ridden out, as the queue's own retry does); then it
- * is given up with one WARN and the job is redelivered after its visibility timeout. An ack is resent under
- * the token of its first try, so its replay record recognises it when the first try's reply was lost. Acks
+ * is given up with one WARN and the job is redelivered after its visibility timeout. An ack, nack or give back
+ * is resent under the token of its first try, so its replay record recognises it when the first try's reply
+ * was lost. Acks
  * sent in batches by the dispatcher count their failures with the same rule ({@link #tryAgain}) and keep their
  * token while the batch is resent unchanged ({@link #tokenFor}). A settlement Redis refuses (a stale receipt)
  * is one WARN and is not retried.
@@ -108,7 +109,8 @@ final class Settler<T> {
 
     /** Returns a claimed job to due without spending an attempt, and tells the listener when it went back. */
     Outcome giveBack(Job<T> job, String what) {
-        Outcome o = settle(job, () -> calls.giveBack(job), what);
+        String token = calls.newToken();
+        Outcome o = settle(job, () -> calls.giveBack(job, token), what);
         if (o == Outcome.DONE) {
             listener.onGivenBack(calls.name(), job.id());
         }
@@ -121,9 +123,13 @@ final class Settler<T> {
         return settle(job, () -> calls.ack(job, token), "ack");
     }
 
-    /** Nacks a job with the queue's backoff (or dead-letters it when it used its attempts). */
+    /**
+     * Nacks a job with the queue's backoff (or dead-letters it when it used its attempts); every try is the call
+     * named by one token.
+     */
     Outcome nack(Job<T> job, String error) {
-        return settle(job, () -> calls.nack(job, error), "nack");
+        String token = calls.newToken();
+        return settle(job, () -> calls.nack(job, error, token), "nack");
     }
 
     /**

@@ -248,7 +248,7 @@ final class DelayQueueIT {
         DelayQueue.Builder<Msg> b = DelayQueue.builder(redis, "q", Msg.class).visibilityTimeout(Duration.ofSeconds(5));
         assertThatThrownBy(() -> b.visibilityTimeout(Duration.ofSeconds(6)))
                 .isInstanceOf(IllegalStateException.class)
-                .hasMessage("visibilityTimeout was already set to PT5S");
+                .hasMessage("visibilityTimeout was already set to 5 s");
         assertThatThrownBy(() -> DelayQueue.builder(redis, "a{b}", Msg.class))
                 .isInstanceOf(IllegalArgumentException.class);
     }

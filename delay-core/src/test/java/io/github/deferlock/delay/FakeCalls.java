@@ -62,13 +62,13 @@ final class FakeCalls implements QueueCalls<String> {
     }
 
     @Override
-    public boolean nack(Job<String> job, String error) {
-        return one("nack", job);
+    public boolean nack(Job<String> job, String error, String token) {
+        return one("nack", job, token);
     }
 
     @Override
-    public boolean giveBack(Job<String> job) {
-        return one("giveBack", job);
+    public boolean giveBack(Job<String> job, String token) {
+        return one("giveBack", job, token);
     }
 
     @Override
@@ -84,8 +84,8 @@ final class FakeCalls implements QueueCalls<String> {
         }
     }
 
-    private synchronized boolean one(String op, Job<String> job) {
-        record(op, List.of(job), 0, null);
+    private synchronized boolean one(String op, Job<String> job, String token) {
+        record(op, List.of(job), 0, token);
         return !stale.contains(job.id());
     }
 

@@ -52,6 +52,11 @@ final class LostReplyIT {
         warm.ack(warm.claim(1).get(0));
         warm.ackAll(warm.claim(1));
         warm.cancel("w3");
+        warm.enqueueAll(List.of(new Msg("w", 4), new Msg("w", 5), new Msg("w", 6)), Duration.ZERO);
+        List<Job<Msg>> three = warm.claim(3);
+        warm.nack(three.get(0), "warm", Duration.ZERO);
+        warm.reschedule(three.get(1), Duration.ZERO, null);
+        warm.deadLetter(three.get(2), "warm");
     }
 
     @Test
@@ -269,6 +274,91 @@ final class LostReplyIT {
                     () -> direct.get("a").isPresent());
 
             assertThat(results).extracting(EnqueueResult::duplicate).containsExactly(false, true);
+        }
+    }
+
+    @Test
+    void nack_replyLost_resendReportsSettledNotStale(RedisServer server, UnifiedJedis redis) throws Exception {
+        try (FaultProxy proxy = FaultProxy.to(server);
+                RedisClient viaProxy = Clients.pooled(proxy.hostAndPort(), SOCKET_TIMEOUT_MS)) {
+            loadScripts(redis);
+            DelayQueue<Msg> direct =
+                    DelayQueue.builder(redis, "lost-nack", Msg.class).build();
+            DelayQueue<Msg> proxied =
+                    DelayQueue.builder(viaProxy, "lost-nack", Msg.class).build();
+            String id = direct.enqueue(new Msg("nack me", 1)).id();
+            Job<Msg> job = proxied.claim(1).get(0);
+
+            boolean settled = withLostReply(
+                    proxy,
+                    () -> proxied.nack(job, "failed once", Duration.ofMinutes(5)),
+                    () -> direct.get(id).map(j -> j.state() == JobState.DUE).orElse(false));
+
+            assertThat(settled)
+                    .as("a resent nack is told about its own success")
+                    .isTrue();
+            assertThat(direct.get(id).orElseThrow().lastError()).contains("failed once");
+            assertThat(proxied.nack(job, "again", Duration.ZERO))
+                    .as("a real second nack with the same receipt is still stale")
+                    .isFalse();
+        }
+    }
+
+    @Test
+    void reschedule_replyLost_resendReportsRescheduledNotStale(RedisServer server, UnifiedJedis redis)
+            throws Exception {
+        try (FaultProxy proxy = FaultProxy.to(server);
+                RedisClient viaProxy = Clients.pooled(proxy.hostAndPort(), SOCKET_TIMEOUT_MS)) {
+            loadScripts(redis);
+            DelayQueue<Msg> direct =
+                    DelayQueue.builder(redis, "lost-reschedule", Msg.class).build();
+            DelayQueue<Msg> proxied =
+                    DelayQueue.builder(viaProxy, "lost-reschedule", Msg.class).build();
+            String id = direct.enqueue(new Msg("later", 1)).id();
+            Job<Msg> job = proxied.claim(1).get(0);
+
+            boolean rescheduled = withLostReply(
+                    proxy,
+                    () -> proxied.reschedule(job, Duration.ofMinutes(5), new Msg("replaced", 2)),
+                    () -> direct.get(id).map(j -> j.state() == JobState.DUE).orElse(false));
+
+            assertThat(rescheduled)
+                    .as("a resent reschedule is told about its own success")
+                    .isTrue();
+            assertThat(direct.get(id).orElseThrow().attempts())
+                    .as("a deferral is not an attempt")
+                    .isZero();
+        }
+    }
+
+    @Test
+    void deadLetter_replyLost_resendReportsMovedAndListenerHearsItOnce(RedisServer server, UnifiedJedis redis)
+            throws Exception {
+        try (FaultProxy proxy = FaultProxy.to(server);
+                RedisClient viaProxy = Clients.pooled(proxy.hostAndPort(), SOCKET_TIMEOUT_MS)) {
+            loadScripts(redis);
+            List<String> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
+            DelayQueue<Msg> direct =
+                    DelayQueue.builder(redis, "lost-dead", Msg.class).build();
+            DelayQueue<Msg> proxied = DelayQueue.builder(viaProxy, "lost-dead", Msg.class)
+                    .listener(new QueueListener() {
+                        @Override
+                        public void onDeadLettered(String queue, String jobId, String error) {
+                            heard.add(jobId);
+                        }
+                    })
+                    .build();
+            String id = direct.enqueue(new Msg("poison", 1)).id();
+            Job<Msg> job = proxied.claim(1).get(0);
+
+            boolean moved = withLostReply(proxy, () -> proxied.deadLetter(job, "cannot handle"), () -> direct.get(id)
+                    .map(j -> j.state() == JobState.DEAD)
+                    .orElse(false));
+
+            assertThat(moved)
+                    .as("a resent deadLetter is told about its own success")
+                    .isTrue();
+            assertThat(heard).containsExactly(id);
         }
     }
 }

@@ -32,6 +32,27 @@ final class SettlerTest {
     }
 
     @Test
+    void nackAndGiveBack_resentUnderTheTokenOfTheirFirstTry() {
+        calls.failures.add(new JedisConnectionException("reply lost"));
+        settler.nack(FakeCalls.job("a", 1), "boom");
+        calls.failures.add(new JedisConnectionException("reply lost"));
+        settler.giveBack(FakeCalls.job("b", 1), "return on close");
+        calls.failures.add(new JedisConnectionException("reply lost"));
+        settler.nack(FakeCalls.job("c", 1), "boom");
+
+        assertThat(calls.calls("nack")).extracting(FakeCalls.Call::token).doesNotContainNull();
+        assertThat(calls.calls("nack").get(0).token())
+                .as("a resend is the same call, its replay record recognises it")
+                .isEqualTo(calls.calls("nack").get(1).token());
+        assertThat(calls.calls("nack").get(2).token())
+                .as("another settlement is another call")
+                .isNotEqualTo(calls.calls("nack").get(0).token());
+        assertThat(calls.calls("giveBack").get(0).token())
+                .isNotNull()
+                .isEqualTo(calls.calls("giveBack").get(1).token());
+    }
+
+    @Test
     void settle_failsEveryTry_givenUpAfterItsBudget_aboutTenSecondsOfPauses() {
         for (int i = 0; i < Settler.TRIES + 5; i++) {
             calls.failures.add(new DelayQueueException("down"));

@@ -62,7 +62,7 @@ final class WorkerStartCloseIT {
                 .hasMessage("fallbackPoll cannot be null");
         assertThatThrownBy(() -> b.maxHandlerTime(java.time.Duration.ZERO))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("maxHandlerTime must be positive, not PT0S");
+                .hasMessage("maxHandlerTime must be positive, not 0 s");
         b.batchSize(5);
         assertThatThrownBy(() -> b.batchSize(6))
                 .isInstanceOf(IllegalStateException.class)

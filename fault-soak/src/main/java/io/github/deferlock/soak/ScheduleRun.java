@@ -53,6 +53,11 @@ final class ScheduleRun {
     private final Object redisFaults = new Object();
     private final Object proxyFaults = new Object();
     private final Map<Fault.Kind, Integer> applied = new EnumMap<>(Fault.Kind.class);
+    /** Every client JVM this run started (all closed at its end, whatever faults replaced them). */
+    private final List<JvmProcess> startedClients = new ArrayList<>();
+    /** The client JVMs a fault killed: their failure to start or to take a signal is the fault, not the harness's. */
+    private final Set<JvmProcess> killed = ConcurrentHashMap.newKeySet();
+
     private RedisServer data;
     private FaultProxy proxy;
     private RedisServer recorderServer;
@@ -92,7 +97,7 @@ final class ScheduleRun {
                 clients[slot] = startClient(slot);
             }
             for (JvmProcess c : clients) {
-                c.awaitLine("READY", Duration.ofSeconds(60));
+                awaitReady(c);
             }
             long loadStart = System.nanoTime();
             runFaults();
@@ -112,11 +117,30 @@ final class ScheduleRun {
                     TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
                     dataServer.version());
         } finally {
-            for (JvmProcess c : clients) {
-                if (c != null) {
-                    c.close();
-                    LIVE.remove(c);
-                }
+            List<JvmProcess> all;
+            synchronized (clients) {
+                all = List.copyOf(startedClients);
+            }
+            for (JvmProcess c : all) {
+                c.close();
+                LIVE.remove(c);
+            }
+        }
+    }
+
+    /**
+     * Waits for {@code client}'s READY line. A client a fault killed before it was ready (a {@code client_kill}
+     * landing on a replacement still starting) is no harness failure: it simply never ran, and whatever it
+     * recorded is checked like any killed client's history.
+     *
+     * @throws IllegalStateException when a client no fault killed did not start
+     */
+    private void awaitReady(JvmProcess client) {
+        try {
+            client.awaitLine("READY", Duration.ofSeconds(60));
+        } catch (IllegalStateException e) {
+            if (!killed.contains(client)) {
+                throw e;
             }
         }
     }
@@ -133,6 +157,7 @@ final class ScheduleRun {
                 Long.toString(settings.leaseMs()),
                 Long.toString(settings.visibilityMs()));
         LIVE.add(p);
+        startedClients.add(p);
         return p;
     }
 
@@ -163,23 +188,40 @@ final class ScheduleRun {
     private void apply(Fault f) {
         switch (f.kind()) {
             case CLIENT_KILL -> {
+                JvmProcess victim;
                 synchronized (clients) {
-                    clients[f.slot()].kill();
-                    LIVE.remove(clients[f.slot()]);
+                    victim = clients[f.slot()];
+                    killed.add(victim); // before the signal: its READY wait may fail at once
+                    victim.kill();
+                    LIVE.remove(victim);
                 }
                 sleep(f.durationMs());
                 JvmProcess fresh;
                 synchronized (clients) {
-                    fresh = startClient(f.slot());
-                    clients[f.slot()] = fresh;
+                    if (clients[f.slot()] != victim) {
+                        // another kill of the same client replaced it already: one replacement per client
+                        fresh = null;
+                    } else {
+                        fresh = startClient(f.slot());
+                        clients[f.slot()] = fresh;
+                    }
                 }
-                fresh.awaitLine("READY", Duration.ofSeconds(60));
+                if (fresh != null) {
+                    awaitReady(fresh);
+                }
             }
             case CLIENT_STOP -> {
                 JvmProcess target;
                 synchronized (clients) {
                     target = clients[f.slot()];
-                    target.pause();
+                    try {
+                        target.pause();
+                    } catch (RuntimeException gone) {
+                        if (!killed.contains(target)) {
+                            throw gone;
+                        }
+                        // killed by another fault and not yet replaced: nothing to stop
+                    }
                 }
                 sleep(f.durationMs());
                 try {

@@ -37,4 +37,32 @@ final class SoakIT {
         assertThat(totals.jobsHandled).isGreaterThanOrEqualTo(totals.enqueued);
         assertThat(totals.render(0)).doesNotContain("faults injected: 0");
     }
+    /**
+     * Issue 29: a {@code client_kill} that lands on a replacement client still starting (seeds 63, 87, 119,
+     * 122, 136 and 142 of a 200-schedule run) ended the schedule as a harness error, unchecked. The second kill
+     * here comes 100 ms after the first one's replacement was started, long before it is ready.
+     */
+    @Test
+    void clientKilledWhileStarting_scheduleCompletesAndIsChecked() {
+        Settings settings = Settings.defaults();
+        Plan plan = new Plan(
+                0,
+                settings,
+                List.of(true, false, false),
+                List.of(
+                        new Fault(Fault.Kind.CLIENT_KILL, 500, 0, 0, 0),
+                        new Fault(Fault.Kind.CLIENT_KILL, 600, 0, 0, 0),
+                        new Fault(Fault.Kind.CLIENT_STOP, 650, 300, 0, 0)));
+
+        ScheduleRun.Result r = ScheduleRun.run(plan);
+        System.out.println(Soak.line(1, 1, r));
+
+        assertThat(r.faults()).containsEntry(Fault.Kind.CLIENT_KILL, 2);
+        assertThat(r.violations()).as("violations").isEmpty();
+        Totals totals = new Totals();
+        totals.add(r);
+        assertThat(totals.enqueued)
+                .as("the other clients ran and their history was checked")
+                .isPositive();
+    }
 }

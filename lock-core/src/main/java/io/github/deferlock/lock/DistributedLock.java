@@ -52,12 +52,15 @@ public interface DistributedLock {
     boolean tryLock();
 
     /**
-     * Acquires the lock, waiting up to {@code wait}, with the default lease and watchdog.
+     * Acquires the lock, waiting up to {@code wait}, with the default lease and watchdog. The bound holds for
+     * the wait for a pooled connection too: on a {@code RedisClient} a pool that stays exhausted for the rest of
+     * the wait (at least 100 ms) fails the call (docs/locks.md, "Connections").
      *
      * @return true when the current thread holds the lock; false when the wait ran out
      * @throws NullPointerException when {@code wait} is null
      * @throws IllegalArgumentException when {@code wait} is negative
-     * @throws LockException when Redis fails, the key is not a lock, or the thread is interrupted
+     * @throws LockException when Redis fails, the key is not a lock, the client's pool stays exhausted (the
+     *     message names its size), or the thread is interrupted
      */
     boolean tryLock(Duration wait);
 

@@ -10,8 +10,10 @@ import redis.clients.jedis.UnifiedJedis;
 
 /**
  * The entry point: hands out {@link DistributedLock}s by name and owns what they share — one watchdog
- * thread that renews every held lease in batches, and one pub/sub connection (taken from the client when
- * first needed) that hears release notices for all keys.
+ * thread that renews every held lease in batches, and a share of one pub/sub connection (taken from the client
+ * when first needed) that hears release notices for all keys: every {@code RedisLocks} built on one client with
+ * one key prefix shares that connection, so building many of them never exhausts the client's pool (see
+ * docs/locks.md, "Connections").
  *
  * <pre>{@code
  * RedisLocks locks = RedisLocks.builder(redis).keyPrefix("lock:").build();
@@ -53,7 +55,8 @@ public final class RedisLocks implements AutoCloseable {
     }
 
     /**
-     * Stops the watchdog and the release-notice subscriber. Leases held now are no longer renewed and expire
+     * Stops the watchdog and leaves the shared release-notice subscription (the last {@code RedisLocks} of the
+     * client and prefix ends it). Leases held now are no longer renewed and expire
      * in Redis at the end of their lease; {@code unlock()} and {@code release()} still work. Idempotent.
      */
     @Override

@@ -241,16 +241,16 @@ final class RedisLockIT {
             DistributedLock lock = locks.get("x");
             assertThatThrownBy(() -> lock.tryLock(Duration.ofMillis(-1)))
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("PT-0.001S");
+                    .hasMessageContaining("-1 ms");
             assertThatThrownBy(() -> lock.tryLock(Duration.ZERO, Duration.ZERO))
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("lease must be positive, not PT0S");
+                    .hasMessageContaining("lease must be positive, not 0 s");
             assertThatThrownBy(() -> lock.acquire(Duration.ZERO, Duration.ofMillis(10)))
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("lease PT0.01S is shorter than 30 ms");
+                    .hasMessageContaining("lease 10 ms is shorter than 30 ms");
             assertThatThrownBy(() -> RedisLocks.builder(redis).defaultLease(Duration.ofMillis(20)))
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("defaultLease PT0.02S");
+                    .hasMessageContaining("defaultLease 20 ms");
             assertThatThrownBy(() -> RedisLocks.builder(redis).keyPrefix("a{b}:"))
                     .isInstanceOf(IllegalArgumentException.class);
             assertThatThrownBy(() -> RedisLocks.builder(redis).watchdog(true).watchdog(false))

@@ -47,7 +47,7 @@ final class DeferralsBuilderIT {
                     .hasMessage("maxDeferrals must be at least 1, not 0");
             assertThatThrownBy(() -> b.doneMarkerTtl(Duration.ZERO))
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessage("doneMarkerTtl must be positive, not PT0S");
+                    .hasMessage("doneMarkerTtl must be positive, not 0 s");
             b.maxDeferrals(3);
             assertThatThrownBy(() -> b.maxDeferrals(4))
                     .isInstanceOf(IllegalStateException.class)

@@ -24,7 +24,8 @@ public final class QueueScripts {
     public static final int MAX_EXTENDS = 1000;
     /**
      * How long a write call's replay record lives: longer than any resend of the call (our retry and the
-     * cluster client's), so a resent claim, ack, cancel or enqueue is recognised as the same call.
+     * cluster client's), so a resent claim, ack, nack, reschedule, cancel or enqueue is recognised as the same
+     * call (replay.lua).
      */
     public static final long REPLAY_TTL_MS = 60_000;
 
@@ -288,12 +289,21 @@ public final class QueueScripts {
     }
 
     /**
-     * nack.lua: a failed delivery is due again after {@code delayMs}, or dead when it used {@code
-     * attemptsLimit} deliveries (0: dead at once, as {@code cause}); {@code error} is stored as its last error.
+     * nack.lua as the call named {@code token} (null: a fresh one; a resend under the same token within {@link
+     * #REPLAY_TTL_MS} is answered with the first call's result): a failed delivery is due again after {@code
+     * delayMs}, or dead when it used {@code attemptsLimit} deliveries (0: dead at once, as {@code cause}); {@code
+     * error} is stored as its last error.
      */
-    public Settled nack(String op, Receipt job, String error, long delayMs, int attemptsLimit, DeadCause cause) {
-        List<byte[]> nackKeys =
-                List.of(keys.jobs(), keys.inflight(), keys.due(), keys.dead(), keys.errors(), keys.stats());
+    public Settled nack(
+            String op, Receipt job, String error, long delayMs, int attemptsLimit, DeadCause cause, String token) {
+        List<byte[]> nackKeys = List.of(
+                keys.jobs(),
+                keys.inflight(),
+                keys.due(),
+                keys.dead(),
+                keys.errors(),
+                keys.stats(),
+                keys.replay(token == null ? tokens.next() : token));
         List<byte[]> args = List.of(
                 utf8(job.id()),
                 utf8(job.receipt()),
@@ -302,17 +312,21 @@ public final class QueueScripts {
                 num(attemptsLimit),
                 keys.channel(),
                 transport.shardedFlag(),
-                utf8(cause.code()));
+                utf8(cause.code()),
+                REPLAY_TTL);
         long r = (Long) transport.run(op, NACK, nackKeys, args);
         return r == 0 ? Settled.STALE : r == 1 ? Settled.RETRYING : Settled.DEAD;
     }
 
     /**
-     * reschedule.lua: due again after {@code delayMs} without counting the delivery; {@code replacementTail},
-     * when not null, replaces the payload field. True when rescheduled, false when the receipt is stale.
+     * reschedule.lua as the call named {@code token} (null: a fresh one; a resend under the same token within
+     * {@link #REPLAY_TTL_MS} is answered with the first call's result): due again after {@code delayMs} without
+     * counting the delivery; {@code replacementTail}, when not null, replaces the payload field. True when
+     * rescheduled, false when the receipt is stale.
      */
-    public boolean reschedule(Receipt job, long delayMs, byte[] replacementTail) {
-        List<byte[]> rKeys = List.of(keys.jobs(), keys.inflight(), keys.due());
+    public boolean reschedule(Receipt job, long delayMs, byte[] replacementTail, String token) {
+        List<byte[]> rKeys =
+                List.of(keys.jobs(), keys.inflight(), keys.due(), keys.replay(token == null ? tokens.next() : token));
         List<byte[]> args = List.of(
                 utf8(job.id()),
                 utf8(job.receipt()),
@@ -320,7 +334,8 @@ public final class QueueScripts {
                 keys.channel(),
                 num(replacementTail == null ? 0 : 1),
                 replacementTail == null ? new byte[0] : replacementTail,
-                transport.shardedFlag());
+                transport.shardedFlag(),
+                REPLAY_TTL);
         return (Long) transport.run("reschedule", RESCHEDULE, rKeys, args) == 1L;
     }
 

@@ -1,6 +1,7 @@
 package io.github.deferlock.delay.internal;
 
 import io.github.deferlock.delay.DelayQueueException;
+import io.github.deferlock.redis.internal.Durations;
 import io.github.deferlock.redis.internal.ReplicatedCall;
 import io.github.deferlock.redis.internal.Retry;
 import io.github.deferlock.redis.internal.Script;
@@ -168,7 +169,7 @@ public final class QueueTransport {
     /** Throws (strict) or logs that too few replicas acknowledged a write that the primary applied. */
     private void tooFewReplicas(String op, long acked, String stored, boolean strict) {
         String message = op + " on queue '" + target.queue() + "' was acknowledged by " + acked + " of "
-                + target.replicas() + " replicas within " + target.replicaTimeout() + "; " + stored
+                + target.replicas() + " replicas within " + Durations.format(target.replicaTimeout()) + "; " + stored
                 + " and may be lost if it fails over now";
         if (strict) {
             throw new DelayQueueException(message);

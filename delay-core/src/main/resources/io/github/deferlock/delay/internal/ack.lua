@@ -2,7 +2,7 @@
 -- one HMGET for the envelopes, then one variadic ZREM and HDELs for all that match.
 --
 -- KEYS[1] jobs hash, KEYS[2] in-flight zset, KEYS[3] errors hash,
--- KEYS[4] the replay record of this call (a string of '1'/'0', one per pair; deleted after ARGV[1] ms)
+-- KEYS[4] the replay record of this call (replay.lua; deleted after ARGV[1] ms)
 -- KEYS[5] stats hash: field 'acked' counts the jobs deleted here (one HINCRBY per call)
 -- ARGV[1] how long the replay record lives, ms
 -- ARGV[2..] pairs: job id 1, receipt 1, job id 2, receipt 2, ... (at most 500 pairs per call)
@@ -14,12 +14,9 @@
 -- the record exists the call already ran, and its recorded results are returned, so a resent ack is told
 -- "acked", not "stale", about its own earlier success.
 --@include envelope.lua
-local record = redis.call('GET', KEYS[4])
-if record then
-  local out = {}
-  for k = 1, #record do out[k] = string.byte(record, k) - 48 end
-  return out
-end
+--@include replay.lua
+local earlier = replayed(KEYS[4])
+if earlier then return earlier end
 local n = (#ARGV - 1) / 2
 local ids = {}
 for k = 1, n do ids[k] = ARGV[2 * k] end
@@ -42,5 +39,4 @@ if #acked > 0 then
   redis.call('HDEL', KEYS[3], unpack(acked))
   redis.call('HINCRBY', KEYS[5], 'acked', #acked)
 end
-redis.call('SET', KEYS[4], table.concat(out), 'PX', ARGV[1])
-return out
+return recorded(KEYS[4], ARGV[1], out)

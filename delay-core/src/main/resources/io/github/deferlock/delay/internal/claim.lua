@@ -20,6 +20,7 @@
 -- recorded receipt, so a lost reply never leaves claimed jobs in flight with no handler, spending an attempt.
 -- The record (cmsgpack: {ack flags, id 1, receipt 1, ...}) is written only when the call acked or claimed.
 --@include envelope.lua
+--@include replay.lua
 if redis.replicate_commands then redis.replicate_commands() end
 local t = redis.call('TIME')
 local nowUs = tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -36,9 +37,8 @@ local function wakeAt()
   return wake
 end
 
-local record = redis.call('GET', KEYS[7])
-if record then
-  local r = cmsgpack.unpack(record)
+local r = replayed(KEYS[7])
+if r then
   local out = {nowUs, -1, r[1]}
   local ids, receipts = {}, {}
   for k = 2, #r, 2 do
@@ -151,7 +151,7 @@ if #due > 0 then
 end
 
 if #claimed > 1 or #acks > 0 then
-  redis.call('SET', KEYS[7], cmsgpack.pack(claimed), 'PX', ARGV[5])
+  recorded(KEYS[7], ARGV[5], claimed)
 end
 out[2] = wakeAt()
 return out

@@ -30,16 +30,17 @@
 -- caller id is told "added", not "duplicate", about its own earlier insert.
 --@include envelope.lua
 --@include notice.lua
+--@include replay.lua
 if redis.replicate_commands then redis.replicate_commands() end
 if ARGV[3] ~= '0' then
-  local record = redis.call('GET', KEYS[4])
-  if record then return cmsgpack.unpack(record) end
+  local earlier = replayed(KEYS[4])
+  if earlier then return earlier end
 end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local n = (#ARGV - 3) / 4
-local function recorded(out)
-  if ARGV[3] ~= '0' then redis.call('SET', KEYS[4], cmsgpack.pack(out), 'PX', ARGV[3]) end
+local function reply(out)
+  if ARGV[3] ~= '0' then recorded(KEYS[4], ARGV[3], out) end
   return out
 end
 local base = redis.call('INCRBY', KEYS[3], n) - n
@@ -68,13 +69,13 @@ if n == 1 then
   local prefix = string.format('%012x', base + 1)
   local due, requested, shown = dueOf(ARGV[5], ARGV[6])
   if redis.call('HSETNX', KEYS[2], id, prefix .. 'w0||' .. requested .. '|' .. ARGV[7]) == 0 then
-    return recorded({now, 0, current(id, redis.call('HGET', KEYS[2], id))})
+    return reply({now, 0, current(id, redis.call('HGET', KEYS[2], id))})
   end
   redis.call('ZADD', KEYS[1], due, prefix .. id)
   redis.call('HINCRBY', KEYS[5], 'enqueued', 1)
   -- every older member has a smaller seq, so rank 0 means strictly earlier than the old head (or none)
   if redis.call('ZRANK', KEYS[1], prefix .. id) == 0 then publish(due) end
-  return recorded({now, 1, shown})
+  return reply({now, 1, shown})
 end
 
 local ids = {}
@@ -127,4 +128,4 @@ if f > 0 then
   redis.call('HINCRBY', KEYS[5], 'enqueued', f / 2)
 end
 if minNew ~= nil and (headScore == nil or minNew < headScore) then publish(minNew) end
-return recorded(out)
+return reply(out)

@@ -1,19 +1,27 @@
 -- reschedule: returns an in-flight job whose receipt matches to due at now + delay without counting the
 -- delivery as an attempt (a deferral, not a failure), optionally replacing its payload.
 --
--- KEYS[1] jobs hash, KEYS[2] in-flight zset, KEYS[3] due zset
+-- KEYS[1] jobs hash, KEYS[2] in-flight zset, KEYS[3] due zset,
+-- KEYS[4] the replay record of this call (replay.lua; deleted after ARGV[8] ms)
 -- ARGV[1] job id, ARGV[2] receipt, ARGV[3] delay ms, ARGV[4] wake channel,
 -- ARGV[5] "1" to replace the payload with ARGV[6], "0" to keep it,
--- ARGV[7] '1' to publish with SPUBLISH (Redis 7.0+ cluster), else PUBLISH
+-- ARGV[7] '1' to publish with SPUBLISH (Redis 7.0+ cluster), else PUBLISH, ARGV[8] how long the replay record
+-- lives, ms
 -- returns 1 when rescheduled, 0 when the receipt is stale or the job does not exist
+--
+-- Replay: a resend of this call (same KEYS[4]) after a lost reply returns the first try's result, so a
+-- reschedule or give back whose reply was lost is told "rescheduled", not "stale".
 --@include envelope.lua
 --@include notice.lua
+--@include replay.lua
 if redis.replicate_commands then redis.replicate_commands() end
+local earlier = replayed(KEYS[4])
+if earlier then return earlier end
 local id = ARGV[1]
 local env = redis.call('HGET', KEYS[1], id)
-if not env or envState(env) ~= 'f' then return 0 end
+if not env or envState(env) ~= 'f' then return recorded(KEYS[4], ARGV[8], 0) end
 local attempts, receipt, i3 = envSplit(env)
-if receipt ~= ARGV[2] then return 0 end
+if receipt ~= ARGV[2] then return recorded(KEYS[4], ARGV[8], 0) end
 attempts = attempts - 1
 if attempts < 0 then attempts = 0 end
 local t = redis.call('TIME')
@@ -27,4 +35,4 @@ redis.call('ZREM', KEYS[2], member)
 redis.call('ZADD', KEYS[3], due, member)
 redis.call('HSET', KEYS[1], id, string.sub(env, 1, 12) .. 'w' .. attempts .. '|||' .. payload)
 if not head[2] or due < tonumber(head[2]) then notice(ARGV[7], ARGV[4], due) end
-return 1
+return recorded(KEYS[4], ARGV[8], 1)

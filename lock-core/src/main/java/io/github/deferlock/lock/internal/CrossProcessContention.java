@@ -73,7 +73,9 @@ final class CrossProcessContention {
                 LockScripts.Queue queue = !queued
                         ? (willWait ? LockScripts.Queue.NEW : LockScripts.Queue.NONE)
                         : (willWait ? LockScripts.Queue.WAIT : LockScripts.Queue.LAST);
-                long[] reply = scripts.acquire(st, token, lease, renew, queue);
+                // a bounded wait bounds the wait for a pooled connection too (BoundedBorrow; at least its minimum)
+                long borrow = forever ? -1 : Math.max(0, start + waitNanos - sentAt);
+                long[] reply = scripts.acquire(st, token, lease, renew, queue, borrow);
                 if (reply[0] == 1) {
                     queued = false; // a grant takes the caller out of the queue
                     long first = reply[1] - (renew ? HandOffChain.BLOCK : 1) + 1;

@@ -2,6 +2,7 @@ package io.github.deferlock.lock.internal;
 
 import io.github.deferlock.lock.LockClock;
 import io.github.deferlock.lock.LockListener;
+import io.github.deferlock.redis.internal.Durations;
 import io.github.deferlock.redis.internal.Require;
 import java.time.Duration;
 import redis.clients.jedis.UnifiedJedis;
@@ -50,11 +51,13 @@ public record LockConfig(
     public static long checkLease(String what, Duration lease) {
         Require.positive(what, lease);
         if (lease.compareTo(MAX_LEASE) > 0) {
-            throw new IllegalArgumentException(what + " " + lease + " is longer than " + MAX_LEASE.toDays() + " days");
+            throw new IllegalArgumentException(
+                    what + " " + Durations.format(lease) + " is longer than " + Durations.format(MAX_LEASE));
         }
         if (lease.compareTo(MIN_LEASE) < 0) {
-            throw new IllegalArgumentException(what + " " + lease + " is shorter than " + MIN_LEASE.toMillis()
-                    + " ms (three watchdog renewal ticks of " + MIN_TICK.toMillis() + " ms)");
+            throw new IllegalArgumentException(what + " " + Durations.format(lease) + " is shorter than "
+                    + Durations.format(MIN_LEASE) + " (three watchdog renewal ticks of " + Durations.format(MIN_TICK)
+                    + ")");
         }
         return lease.toMillis();
     }

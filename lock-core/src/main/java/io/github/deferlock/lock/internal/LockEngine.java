@@ -5,6 +5,7 @@ import io.github.deferlock.lock.LockException;
 import io.github.deferlock.lock.LockLostException;
 import io.github.deferlock.redis.internal.NoticeBus;
 import io.github.deferlock.redis.internal.Retry;
+import io.github.deferlock.redis.internal.SharedNoticeBus;
 import io.github.deferlock.redis.internal.Topology;
 import java.nio.charset.StandardCharsets;
 import java.util.UUID;
@@ -29,7 +30,7 @@ public final class LockEngine implements AutoCloseable {
     private final LastConflicts lastConflicts = new LastConflicts();
     private final Topology topology;
     private final LockScripts scripts;
-    private final NoticeBus notices;
+    private final SharedNoticeBus.Lease notices;
     private final Watchdog watchdog;
     private final WaiterChannels waiterChannels;
     private final CrossProcessContention contention;
@@ -47,13 +48,19 @@ public final class LockEngine implements AutoCloseable {
         this.defaultLeaseMillis =
                 Long.toString(config.defaultLease().toMillis()).getBytes(StandardCharsets.US_ASCII);
         this.scripts = new LockScripts(config, redis, topology);
-        // the anchor keeps the subscription open between waits; under the prefix for ACL users (&prefix*)
-        this.notices = new NoticeBus(
-                topology,
-                "deferlock-subscriber",
-                (config.keyPrefix() + "subscriber:" + UUID.randomUUID()).getBytes(StandardCharsets.UTF_8));
+        // one subscription for every RedisLocks of this client and prefix, however many are built (each of its
+        // own would hold a pooled connection: 8 of them exhaust Jedis's default pool and every call then hangs)
+        this.notices = SharedNoticeBus.lease(
+                redis,
+                config.keyPrefix(),
+                () -> new NoticeBus(
+                        topology,
+                        "deferlock-subscriber",
+                        // the anchor keeps the subscription open between waits; under the prefix for ACL users
+                        // (&prefix*)
+                        (config.keyPrefix() + "subscriber:" + UUID.randomUUID()).getBytes(StandardCharsets.UTF_8)));
         this.watchdog = new Watchdog(this); // reads topology
-        this.waiterChannels = new WaiterChannels(notices, states::existing, watchdog, clock);
+        this.waiterChannels = new WaiterChannels(notices.bus(), states::existing, watchdog, clock);
         this.contention = new CrossProcessContention(
                 clock, scripts, waiterChannels, watchdog, this::release, () -> closed, defaultLeaseMillis);
     }
@@ -326,7 +333,10 @@ public final class LockEngine implements AutoCloseable {
         EvictionPolicyCheck.run(redis, config.keyPrefix());
     }
 
-    /** Stops the watchdog and the release-notice subscriber. Idempotent. */
+    /**
+     * Stops the watchdog and leaves the release-notice subscription (closed with the last {@code RedisLocks} of
+     * the client and prefix). Idempotent.
+     */
     @Override
     public void close() {
         closed = true;

@@ -1,6 +1,9 @@
 package io.github.deferlock.lock.internal;
 
 import io.github.deferlock.lock.LockException;
+import io.github.deferlock.redis.internal.BoundedBorrow;
+import io.github.deferlock.redis.internal.Durations;
+import io.github.deferlock.redis.internal.PoolExhaustedException;
 import io.github.deferlock.redis.internal.ReplicatedCall;
 import io.github.deferlock.redis.internal.Topology;
 import java.nio.charset.StandardCharsets;
@@ -92,9 +95,12 @@ final class LockScripts {
      * @param lease the lease in milliseconds, ASCII
      * @param watchdogHold whether to reserve a block of {@link HandOffChain#BLOCK} fencing tokens
      * @param queue where the caller stands in the key's waiter queue
+     * @param borrowNanos how long to wait for a pooled connection at most ({@link BoundedBorrow}; negative: as
+     *     long as the client waits)
      * @return {1, last fencing token of the block} or {0, holder's or reservation's TTL in ms (-1 unknown)}
+     * @throws LockException naming the pool's size when no connection came free in time
      */
-    long[] acquire(KeyState st, byte[] token, byte[] lease, boolean watchdogHold, Queue queue) {
+    long[] acquire(KeyState st, byte[] token, byte[] lease, boolean watchdogHold, Queue queue, long borrowNanos) {
         List<byte[]> keys = List.of(st.key, st.fence, st.waiters, st.waiterDeadlines);
         List<byte[]> args = List.of(
                 token,
@@ -107,9 +113,11 @@ final class LockScripts {
                 topology.publishFlag());
         try {
             if (config.replicas() == 0) {
-                return parse(LockLua.ACQUIRE.run(redis, keys, args));
+                return parse(BoundedBorrow.run(LockLua.ACQUIRE, redis, keys, args, borrowNanos));
             }
             return acquireAndWait(st, token, keys, args);
+        } catch (PoolExhaustedException e) {
+            throw new LockException("cannot acquire lock '" + st.keyString + "': " + e.getMessage(), e);
         } catch (JedisDataException e) {
             String msg = String.valueOf(e.getMessage());
             if (msg.contains("WRONGTYPE")) {
@@ -137,7 +145,7 @@ final class LockScripts {
                 LOG.debug("cannot release lock '{}' after a failed WAIT", st.keyString, e);
             }
             throw new LockException("lock '" + st.keyString + "' reached " + replicas + " of " + config.replicas()
-                    + " replicas within " + config.replicaTimeout() + "; it was released again");
+                    + " replicas within " + Durations.format(config.replicaTimeout()) + "; it was released again");
         }
         return result;
     }
@@ -159,12 +167,17 @@ final class LockScripts {
         return (Long) reply;
     }
 
-    /** Runs leave.lua: this engine's contender leaves the waiter queue of {@code st}. */
+    /**
+     * Runs leave.lua: this engine's contender leaves the waiter queue of {@code st}. It ends a bounded wait, so
+     * it waits for a pooled connection only {@link BoundedBorrow#MIN_WAIT}.
+     */
     void leave(KeyState st) {
-        LockLua.LEAVE.run(
+        BoundedBorrow.run(
+                LockLua.LEAVE,
                 redis,
                 List.of(st.key, st.waiters, st.waiterDeadlines),
-                List.of(waiterId, WAITER_LIFE_ARG, st.waiterChannelPrefix, topology.publishFlag()));
+                List.of(waiterId, WAITER_LIFE_ARG, st.waiterChannelPrefix, topology.publishFlag()),
+                0);
     }
 
     /**

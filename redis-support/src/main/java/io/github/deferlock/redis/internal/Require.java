@@ -7,7 +7,8 @@ import java.util.Objects;
  * One rule, one wording: every builder and every method of the deferlock modules checks its arguments with
  * these helpers, so the same rule always produces the same message. Messages name the setting, show the
  * value and state the limit, e.g. {@code "concurrency must be within [1, 1000], not 0"},
- * {@code "replicas must be at least 1, not 0"}, {@code "ackDelay was already set to PT0.005S"}.
+ * {@code "replicas must be at least 1, not 0"}, {@code "ackDelay was already set to 5 ms"}. Durations are
+ * written as people write them ({@link Durations#format}: {@code "366 days"}, not {@code "PT8784H"}).
  *
  * <p>"Unset" is {@code null} everywhere: builders keep {@code null} for a setting the user did not give and
  * resolve defaults when they build, never writing a default back into the builder. Stateless.
@@ -67,41 +68,43 @@ public final class Require {
         return x;
     }
 
-    /** A duration greater than zero: {@code "<what> must be positive, not PT0S"}. */
+    /** A duration greater than zero: {@code "<what> must be positive, not 0 s"}. */
     public static Duration positive(String what, Duration d) {
         notNull(what, d);
         if (d.isZero() || d.isNegative()) {
-            throw new IllegalArgumentException(what + " must be positive, not " + d);
+            throw new IllegalArgumentException(what + " must be positive, not " + Durations.format(d));
         }
         return d;
     }
 
-    /** A duration of zero or more: {@code "<what> cannot be negative, not PT-1S"}. */
+    /** A duration of zero or more: {@code "<what> cannot be negative, not -1 s"}. */
     public static Duration notNegative(String what, Duration d) {
         notNull(what, d);
         if (d.isNegative()) {
-            throw new IllegalArgumentException(what + " cannot be negative, not " + d);
+            throw new IllegalArgumentException(what + " cannot be negative, not " + Durations.format(d));
         }
         return d;
     }
 
-    /** {@code min <= d <= max}: {@code "<what> must be within [PT0.001S, PT1H], not PT2H"}. */
+    /** {@code min <= d <= max}: {@code "<what> must be within [1 ms, 366 days], not 400 days"}. */
     public static Duration within(String what, Duration d, Duration min, Duration max) {
         notNull(what, d);
         if (d.compareTo(min) < 0 || d.compareTo(max) > 0) {
-            throw new IllegalArgumentException(what + " must be within [" + min + ", " + max + "], not " + d);
+            throw new IllegalArgumentException(what + " must be within [" + Durations.format(min) + ", "
+                    + Durations.format(max) + "], not " + Durations.format(d));
         }
         return d;
     }
 
     /**
      * A setting a builder accepts once: returns {@code value} when {@code current} is {@code null} (unset),
-     * otherwise throws {@code IllegalStateException("<what> was already set to <current>")}.
+     * otherwise throws {@code IllegalStateException("<what> was already set to <current>")} (a duration written
+     * as {@link Durations#format} writes it).
      */
     public static <T> T setOnce(String what, T current, T value) {
         notNull(what, value);
         if (current != null) {
-            throw new IllegalStateException(what + " was already set to " + current);
+            throw new IllegalStateException(what + " was already set to " + Durations.describe(current));
         }
         return value;
     }

@@ -10,6 +10,9 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.function.Function;
 import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.CommandObjects;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.RedisProtocol;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisDataException;
@@ -22,6 +25,9 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
  * callers never see it. Immutable and threadsafe.
  */
 public final class Script {
+    /** Builds the commands sent on a bare connection; a script's reply reads alike in RESP2 and RESP3. */
+    private static final CommandObjects COMMANDS = new CommandObjects(RedisProtocol.RESP2);
+
     private final String name;
     private final byte[] body;
     private final byte[] sha;
@@ -86,6 +92,21 @@ public final class Script {
                 throw e;
             }
             return redis.eval(body, keys, args);
+        }
+    }
+
+    /**
+     * Runs the script on one connection the caller holds (a pooled one it returns): {@code EVALSHA}, and {@code
+     * EVAL} of the body on {@code NOSCRIPT}.
+     */
+    public Object run(Connection connection, List<byte[]> keys, List<byte[]> args) {
+        try {
+            return connection.executeCommand(COMMANDS.evalsha(sha, keys, args));
+        } catch (JedisDataException e) {
+            if (!isNoScript(e)) {
+                throw e;
+            }
+            return connection.executeCommand(COMMANDS.eval(body, keys, args));
         }
     }
 

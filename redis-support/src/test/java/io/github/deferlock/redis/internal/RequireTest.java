@@ -20,11 +20,11 @@ class RequireTest {
         assertThatThrownBy(() -> Require.within("jitter", Double.NaN, 0, 1))
                 .hasMessage("jitter must be within [0.0, 1.0], not NaN");
         assertThatThrownBy(() -> Require.positive("lease", Duration.ZERO))
-                .hasMessage("lease must be positive, not PT0S");
+                .hasMessage("lease must be positive, not 0 s");
         assertThatThrownBy(() -> Require.notNegative("delay", Duration.ofSeconds(-1)))
-                .hasMessage("delay cannot be negative, not PT-1S");
+                .hasMessage("delay cannot be negative, not -1 s");
         assertThatThrownBy(() -> Require.within("ackDelay", Duration.ofHours(2), Duration.ZERO, Duration.ofHours(1)))
-                .hasMessage("ackDelay must be within [PT0S, PT1H], not PT2H");
+                .hasMessage("ackDelay must be within [0 s, 1 h], not 2 h");
         assertThatThrownBy(() -> Require.notEmpty("stream", ""))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("stream cannot be empty");
@@ -40,6 +40,18 @@ class RequireTest {
         assertThatThrownBy(() -> Require.setOnce("concurrency", first, 8))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessage("concurrency was already set to 4");
+        assertThatThrownBy(() -> Require.setOnce("ackDelay", Duration.ofMillis(5), Duration.ofMillis(8)))
+                .hasMessage("ackDelay was already set to 5 ms");
+    }
+
+    @Test
+    void durationLimits_writtenAsPeopleWriteThem_issue29() {
+        assertThatThrownBy(
+                        () -> Require.within("delay", Duration.ofDays(3_650_000), Duration.ZERO, Duration.ofDays(366)))
+                .hasMessage("delay must be within [0 s, 366 days], not 3,650,000 days");
+        assertThatThrownBy(() ->
+                        Require.within("visibilityTimeout", Duration.ZERO, Duration.ofMillis(1), Duration.ofDays(366)))
+                .hasMessage("visibilityTimeout must be within [1 ms, 366 days], not 0 s");
     }
 
     @Test
