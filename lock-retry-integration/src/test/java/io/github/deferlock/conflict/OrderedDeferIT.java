@@ -222,6 +222,28 @@ final class OrderedDeferIT {
     }
 
     @Test
+    void redeliveredMessage_isParkedOnce_andRunsOnce(RedisClient redis) {
+        List<String> ran = new CopyOnWriteArrayList<>();
+        try (Deferrals deferrals = Deferrals.builder(redis, "redelivered").build()) {
+            ConflictAwareHandler<Msg> handler =
+                    seqHandler("seq", deferrals, m -> ran.add(m.id()), new ConflictListener() {});
+            LockLease hold = holder.get("k:4").acquire(Duration.ZERO, LONG);
+            assertThat(handler.handle(new Msg("a", "4"))).isEqualTo(Outcome.DEFERRED);
+            // the caller died before committing "a": its source delivers it again, after "b"
+            assertThat(handler.handle(new Msg("b", "4"))).isEqualTo(Outcome.DEFERRED);
+            assertThat(handler.handle(new Msg("a", "4"))).isEqualTo(Outcome.DEFERRED);
+            assertThat(redis.llen("o:{k:4}:parked")).as("a is parked once").isEqualTo(2);
+            hold.close();
+            deferrals.startWorker(1);
+            await().atMost(LONG).until(() -> ran.size() == 2);
+            assertThat(handler.handle(new Msg("a", "4")))
+                    .as("a third copy after it ran is a duplicate")
+                    .isEqualTo(Outcome.DUPLICATE);
+            assertThat(ran).containsExactly("a", "b");
+        }
+    }
+
+    @Test
     void runnerOfTheParkedHeadKilled_headRunsAgainAfterTheVisibilityTimeout_noneLost(
             RedisServer server, RedisClient redis) throws Exception {
         List<String> ranHere = new CopyOnWriteArrayList<>();
