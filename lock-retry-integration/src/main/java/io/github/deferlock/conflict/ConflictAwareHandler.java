@@ -21,6 +21,7 @@ import io.github.deferlock.lock.internal.RedisLock;
 import io.github.deferlock.redis.internal.Names;
 import io.github.deferlock.redis.internal.QueueKeyspace;
 import io.github.deferlock.redis.internal.Require;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
@@ -282,6 +283,12 @@ public final class ConflictAwareHandler<M> {
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException("cannot encode message " + message + " of handler '" + name + "'", e);
         }
+        int bytes = payload.getBytes(StandardCharsets.UTF_8).length;
+        if (bytes > deferrals.queue().maxPayloadBytes()) {
+            throw new IllegalArgumentException("payload of " + bytes + " bytes is over the limit of "
+                    + deferrals.queue().maxPayloadBytes() + " bytes (maxPayloadBytes) for queue '" + deferrals.name()
+                    + "': a message of handler '" + name + "' parked behind lock '" + key + "'");
+        }
         String itemId = id == null ? UUID.randomUUID().toString() : Names.pair(name, id);
         String token = UUID.randomUUID().toString();
         DeferredMessage drain = DeferredMessage.drain(name, key, token, now);
@@ -401,9 +408,39 @@ public final class ConflictAwareHandler<M> {
             String token)
             throws Exception {
         DeferredMessage dm;
-        M message;
         try {
             dm = deferrals.mapper().readValue(head.payload(), DeferredMessage.class);
+        } catch (JsonProcessingException | IllegalArgumentException e) {
+            lock.unlock();
+            String reason = DeadLetterReason.UNDECODABLE.describe(" as a parked message: " + e.getMessage());
+            DeferredMessage raw = DeferredMessage.first(
+                            name, key, null, TextNode.valueOf(head.payload()), Instant.now())
+                    .dead(reason);
+            deadLetterParked(parking, head.id(), raw, key);
+            return true;
+        }
+        // a key's parked messages may belong to several handlers: each runs with its own
+        ConflictAwareHandler<?> owner = dm.handler().equals(name) ? this : deferrals.handler(dm.handler());
+        if (owner == null) {
+            lock.unlock();
+            throw new IllegalStateException("no handler named '" + dm.handler() + "' is registered in this process "
+                    + "for deferral queue '" + deferrals.name() + "'; the drain of lock '" + key + "' is retried");
+        }
+        return owner.runParkedAsOwner(lock, key, parking, head, dm, job, token);
+    }
+
+    /** {@link #runParked} for a parked message of this handler. */
+    private boolean runParkedAsOwner(
+            DistributedLock lock,
+            String key,
+            Parking parking,
+            Parking.DrainStep head,
+            DeferredMessage dm,
+            Job<DeferredMessage> job,
+            String token)
+            throws Exception {
+        M message;
+        try {
             message = deferrals.mapper().readerFor(type).readValue(dm.json());
         } catch (JsonProcessingException | IllegalArgumentException e) {
             lock.unlock();

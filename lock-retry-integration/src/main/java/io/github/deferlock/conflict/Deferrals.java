@@ -245,6 +245,11 @@ public final class Deferrals implements AutoCloseable {
         return this::runDue;
     }
 
+    /** The handler registered under {@code handlerName}, or null. */
+    ConflictAwareHandler<?> handler(String handlerName) {
+        return handlers.get(handlerName);
+    }
+
     private void runDue(Job<DeferredMessage> job) throws Exception {
         DeferredMessage m = job.payload();
         ConflictAwareHandler<?> handler = handlers.get(m.handler());
