@@ -5,4 +5,7 @@ module io.github.deferlock.lock {
     requires org.slf4j;
 
     exports io.github.deferlock.lock;
+    // parked work and the acquisition that yields to it, for ordered DEFER (ConflictAwareHandler)
+    exports io.github.deferlock.lock.internal to
+            io.github.deferlock.conflict;
 }

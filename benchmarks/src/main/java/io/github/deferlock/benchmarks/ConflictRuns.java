@@ -1,6 +1,7 @@
 package io.github.deferlock.benchmarks;
 
 import io.github.deferlock.conflict.ConflictAwareHandler;
+import io.github.deferlock.conflict.ConflictListener;
 import io.github.deferlock.conflict.Deferrals;
 import io.github.deferlock.conflict.OnConflict;
 import io.github.deferlock.lock.LockConflictException;
@@ -38,8 +39,14 @@ final class ConflictRuns {
         this.results = results;
     }
 
-    /** What one run produced. */
-    private record Run(double goodput, long backlog, double hotP99Millis) {}
+    /** What one run produced; {@code reDeferrals} per deferred message (NaN without DEFER). */
+    private record Run(double goodput, long backlog, double hotP99Millis, double reDeferrals) {}
+
+    /** Messages parked behind a held key for {@code conflict.defer.drainAfterRelease}. */
+    static final int DRAIN_ITEMS = 200;
+
+    /** Their handler's time. */
+    static final Duration DRAIN_HANDLER = Duration.ofMillis(2);
 
     void run() {
         String ratio = "conflict.defer.goodputRatio";
@@ -78,6 +85,9 @@ final class ConflictRuns {
                 if (!side.equals("throw")) {
                     results.add(p99, side, r.hotP99Millis());
                 }
+                if (!Double.isNaN(r.reDeferrals())) {
+                    results.add("conflict.defer.reDeferrals", side, r.reDeferrals());
+                }
             });
         });
         results.note(
@@ -93,10 +103,74 @@ final class ConflictRuns {
                         + settings.warmup().toMillis()
                         + " ms warm-up; ratio = goodput ÷ the same round's baseline; THROW drops the conflicting message");
         results.note(
+                "conflict.defer.reDeferrals",
+                "method",
+                "the DEFER run of conflict.defer.goodputRatio: `ConflictListener.onDeferred` calls with a deferral"
+                        + " number above 1 ÷ those with 1 (messages deferred)");
+        Rounds.run("conflict.defer.drainAfterRelease", settings.rounds(), List.of(Sides.DEFERLOCK), (side, round) -> {
+            double ms = drainAfterRelease("drain" + round);
+            results.add("conflict.defer.drainAfterRelease", side, ms);
+            Progress.line(
+                    "%-36s %-22s %s ms", "conflict.defer.drainAfterRelease", side + " r" + round, Report.number(ms));
+        });
+        results.note(
+                "conflict.defer.drainAfterRelease",
+                "method",
+                DRAIN_ITEMS + " messages of one key parked behind it while a second `RedisLocks` (another client) holds"
+                        + " it; a `Deferrals` worker with 1 thread already waits; from just before `unlock()` to the"
+                        + " end of the last message's handler (" + DRAIN_HANDLER.toMillis() + " ms each); target "
+                        + DRAIN_ITEMS + " × handler + 100 ms");
+        results.note(
                 backlog,
                 "method",
                 "hot messages that arrived in the window and were neither completed nor"
                         + " dropped (THROW) by its end");
+    }
+
+    /** Milliseconds from the release of a key with {@link #DRAIN_ITEMS} parked messages to the last one's end. */
+    private double drainAfterRelease(String tag) throws InterruptedException {
+        try (RedisClient client = redis.jedis();
+                RedisClient holderClient = redis.jedis();
+                RedisLocks locks = RedisLocks.builder(client).keyPrefix("lock:").build();
+                RedisLocks holder =
+                        RedisLocks.builder(holderClient).keyPrefix("lock:").build();
+                Deferrals deferrals =
+                        Deferrals.builder(client, "bench-drain-" + tag).build()) {
+            AtomicLong ran = new AtomicLong();
+            AtomicLong lastEnd = new AtomicLong();
+            ConflictAwareHandler<HotKeyMessage> handler = ConflictAwareHandler.builder(
+                            "bench-" + tag, HotKeyMessage.class, locks)
+                    .key(HotKeyMessage::key)
+                    .messageId(HotKeyMessage::id)
+                    .onConflict(OnConflict.DEFER)
+                    .deferrals(deferrals)
+                    .handler(m -> {
+                        Thread.sleep(DRAIN_HANDLER.toMillis());
+                        lastEnd.set(System.nanoTime());
+                        ran.incrementAndGet();
+                    })
+                    .build();
+            io.github.deferlock.lock.LockLease hold =
+                    holder.get("drained").acquire(Duration.ZERO, Duration.ofSeconds(60));
+            for (int i = 0; i < DRAIN_ITEMS; i++) {
+                handler.handle(new HotKeyMessage(tag + "-" + i, "drained", true, true, QueueSide.nowMicros()));
+            }
+            deferrals.startWorker(1);
+            long queued = System.nanoTime() + DRAIN.toNanos();
+            while (client.llen("lock:{drained}:waiters") == 0 && System.nanoTime() < queued) {
+                Thread.sleep(5); // the worker claims the drain token and queues for the key as a waiter
+            }
+            long released = System.nanoTime();
+            hold.close();
+            long deadline = System.nanoTime() + DRAIN.toNanos();
+            while (ran.get() < DRAIN_ITEMS && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            if (ran.get() < DRAIN_ITEMS) {
+                throw new IllegalStateException("only " + ran.get() + " of " + DRAIN_ITEMS + " parked messages ran");
+            }
+            return (lastEnd.get() - released) / 1e6;
+        }
     }
 
     private Run workload(OnConflict strategy, Duration window, String tag) throws InterruptedException {
@@ -108,6 +182,8 @@ final class ConflictRuns {
             AtomicLong hotArrived = new AtomicLong();
             AtomicLong hotDoneInWindow = new AtomicLong();
             AtomicLong hotFailed = new AtomicLong();
+            AtomicLong deferred = new AtomicLong();
+            AtomicLong reDeferred = new AtomicLong();
             List<Long> hotLatency = new java.util.concurrent.CopyOnWriteArrayList<>();
             long windowStart = System.nanoTime() + settings.warmup().toNanos();
             long windowEnd = windowStart + window.toNanos();
@@ -117,6 +193,12 @@ final class ConflictRuns {
                     .messageId(HotKeyMessage::id)
                     .onConflict(strategy == null ? OnConflict.THROW : strategy)
                     .deferrals(deferrals)
+                    .listener(new ConflictListener() {
+                        @Override
+                        public void onDeferred(String key, int deferrals, Duration delay) {
+                            (deferrals == 1 ? deferred : reDeferred).incrementAndGet();
+                        }
+                    })
                     .handler(m -> {
                         Thread.sleep(HANDLER.toMillis());
                         long t = System.nanoTime();
@@ -183,7 +265,10 @@ final class ConflictRuns {
             long[] lat = hotLatency.stream().mapToLong(Long::longValue).sorted().toArray();
             double p99 =
                     lat.length == 0 ? Double.NaN : lat[Math.max(0, (int) Math.ceil(0.99 * lat.length) - 1)] / 1000.0;
-            return new Run(done.get() / (window.toNanos() / 1e9), strategy == null ? 0 : backlog, p99);
+            double reDeferrals = strategy != OnConflict.DEFER
+                    ? Double.NaN
+                    : deferred.get() == 0 ? 0 : reDeferred.get() / (double) deferred.get();
+            return new Run(done.get() / (window.toNanos() / 1e9), strategy == null ? 0 : backlog, p99, reDeferrals);
         }
     }
 }

@@ -181,6 +181,18 @@ final class Metrics {
                 "hot messages arrived but not completed at the window's end",
                 List.of(DEFERLOCK, "sleep-retry", "throw")));
         m.add(lower(
+                "conflict.defer.reDeferrals",
+                "per message",
+                "re-deferrals per deferred message in the hot-key workload of conflict.defer.goodputRatio",
+                List.of(DEFERLOCK),
+                absolute(0.05)));
+        m.add(lower(
+                "conflict.defer.drainAfterRelease",
+                "ms",
+                "release of a key with 200 parked messages (2 ms handler each) to the last one's end, 1 worker thread",
+                List.of(DEFERLOCK),
+                absolute(500)));
+        m.add(lower(
                 "conflict.defer.hotCompletion.p99",
                 "ms",
                 "arrival to handler end of hot messages (deferred ones waited for after the window)",

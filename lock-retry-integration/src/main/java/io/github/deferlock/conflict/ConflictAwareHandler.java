@@ -5,18 +5,26 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.TextNode;
 import io.github.deferlock.delay.DelayQueue;
 import io.github.deferlock.delay.EnqueueResult;
 import io.github.deferlock.delay.Job;
 import io.github.deferlock.delay.JobHandler;
+import io.github.deferlock.delay.JobState;
 import io.github.deferlock.lock.DistributedLock;
+import io.github.deferlock.lock.LockAttempt;
 import io.github.deferlock.lock.LockConflictException;
+import io.github.deferlock.lock.LockLostException;
 import io.github.deferlock.lock.RedisLocks;
+import io.github.deferlock.lock.internal.Parking;
+import io.github.deferlock.lock.internal.RedisLock;
 import io.github.deferlock.redis.internal.Names;
 import io.github.deferlock.redis.internal.QueueKeyspace;
 import io.github.deferlock.redis.internal.Require;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.UUID;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -150,10 +158,14 @@ public final class ConflictAwareHandler<M> {
         }
         String key = keyOf(message);
         DistributedLock lock = locks.get(key);
-        if (dispatch.acquire(lock, key, onConflict, System.nanoTime())) {
+        boolean ordered = onConflict == OnConflict.DEFER && deferrals.mode() == DeferMode.ORDERED;
+        if (dispatch.acquire(lock, key, onConflict, System.nanoTime(), ordered)) {
             return runLocked(lock, key, message, onConflict == OnConflict.DEFER ? id : null);
         }
-        defer(message, key, id); // DEFER, and the lock is taken
+        if (ordered) {
+            return park(lock, message, key, id); // the lock is taken, or work is parked behind it
+        }
+        defer(message, key, id); // timed DEFER, and the lock is taken
         return Outcome.DEFERRED;
     }
 
@@ -232,6 +244,296 @@ public final class ConflictAwareHandler<M> {
             log.debug("message {} of handler '{}' was already deferred", id, name);
         }
         LockRunner.safe(() -> listener.onDeferred(key, 1, delay));
+    }
+
+    // ---------------------------------------------------------------- ordered DEFER (docs/lock-keys.md, "Parked work")
+
+    /** Work done per delivery of a drain token before it gives its thread to other keys' tokens. */
+    private static final int DRAIN_BATCH = 256;
+
+    private static Parking parking(DistributedLock lock) {
+        if (lock instanceof RedisLock redisLock) {
+            return redisLock.parking();
+        }
+        throw new IllegalStateException("ordered DEFER needs the locks of a RedisLocks, not " + lock.getClass());
+    }
+
+    private static String drainJobId(String token) {
+        return "drain:" + token;
+    }
+
+    private static String safetyJobId(String token) {
+        return "drain:" + token + ":safety";
+    }
+
+    /**
+     * Parks {@code message} behind its key. Three steps over two slots (docs/lock-keys.md says which fault leaves
+     * what): (1) a safety drain token due after the drainer's lease, in the queue; (2) park.lua, in the key's slot,
+     * which makes this token the key's drainer when it has none; (3) when it did, the drain token due now, else
+     * the safety token is cancelled. A crash after (1) leaves a token that finds nothing or drains; after (2) the
+     * safety token drains the key once it comes due.
+     */
+    private Outcome park(DistributedLock lock, M message, String key, String id) {
+        Instant now = Instant.now();
+        DeferredMessage dm =
+                DeferredMessage.first(name, key, id, deferrals.mapper().valueToTree(message), now);
+        String payload;
+        try {
+            payload = deferrals.mapper().writeValueAsString(dm);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("cannot encode message " + message + " of handler '" + name + "'", e);
+        }
+        int bytes = payload.getBytes(StandardCharsets.UTF_8).length;
+        if (bytes > deferrals.queue().maxPayloadBytes()) {
+            throw new IllegalArgumentException("payload of " + bytes + " bytes is over the limit of "
+                    + deferrals.queue().maxPayloadBytes() + " bytes (maxPayloadBytes) for queue '" + deferrals.name()
+                    + "': a message of handler '" + name + "' parked behind lock '" + key + "'");
+        }
+        String itemId = id == null ? UUID.randomUUID().toString() : Names.pair(name, id);
+        String token = UUID.randomUUID().toString();
+        DeferredMessage drain = DeferredMessage.drain(name, key, token, now);
+        long lease = deferrals.drainerLeaseMillis();
+        DelayQueue<DeferredMessage> queue = deferrals.queue();
+        queue.enqueue(safetyJobId(token), drain, Duration.ofMillis(lease));
+        Parking.ParkReply r = parking(lock).park(itemId, payload, deferrals.maxParked(), token, lease);
+        if (r.drainer()) {
+            queue.enqueue(drainJobId(token), drain, Duration.ZERO);
+        } else {
+            cancelQuietly(safetyJobId(token));
+        }
+        if (r.parked() == Parking.Parked.FULL) {
+            return overflow(dm, itemId, key);
+        }
+        if (r.parked() == Parking.Parked.ALREADY) {
+            log.debug("message {} of handler '{}' was already parked behind lock '{}'", id, name, key);
+        }
+        LockRunner.safe(() -> listener.onDeferred(key, 1, Duration.ZERO));
+        return Outcome.DEFERRED;
+    }
+
+    private Outcome overflow(DeferredMessage dm, String itemId, String key) {
+        if (deferrals.parkedOverflow() == ParkedOverflow.THROW) {
+            throw new ParkedLimitException(key, deferrals.maxParked(), deferrals.name());
+        }
+        String reason = DeadLetterReason.PARKED_LIMIT.describe(": lock '" + key + "' already had "
+                + deferrals.maxParked() + " messages parked (maxParked " + deferrals.maxParked() + ")");
+        deferrals.queue().enqueue("dead:" + itemId, dm.dead(reason), Duration.ZERO);
+        return Outcome.DEFERRED;
+    }
+
+    private void cancelQuietly(String jobId) {
+        try {
+            deferrals.queue().cancel(jobId);
+        } catch (RuntimeException e) {
+            log.debug("cannot cancel drain token {}; it finds another drainer and ends", jobId, e);
+        }
+    }
+
+    /**
+     * Runs a drain token: the parked messages of its key, one at a time under the key's lock, in their order,
+     * while it is the key's drainer. It waits for the key as the lock's waiters do (queued, woken by the
+     * release) for up to {@link Deferrals#drainWait()}, then gives its thread back and comes due again.
+     */
+    void runDrain(Job<DeferredMessage> job) throws Exception {
+        DeferredMessage t = job.payload();
+        String key = t.key();
+        String token = t.token();
+        DelayQueue<DeferredMessage> queue = deferrals.queue();
+        long lease = deferrals.drainerLeaseMillis();
+        if (job.id().equals(safetyJobId(token)) && drainTokenPending(token)) {
+            queue.reschedule(job, Duration.ofMillis(lease), null); // the drain token still runs the key
+            return;
+        }
+        DistributedLock lock = locks.get(key);
+        Parking parking = parking(lock);
+        for (int n = 0; n < DRAIN_BATCH; n++) {
+            Parking.DrainStep step = parking.drainStep(token, lease);
+            if (!step.hasHead()) {
+                endDrain(job, token);
+                return;
+            }
+            LockAttempt attempt = lock.attempt(deferrals.drainWait());
+            if (!attempt.acquired()) {
+                queue.reschedule(job, Duration.ZERO, null);
+                LockRunner.safe(() -> listener.onDeferred(key, 2, Duration.ZERO));
+                return;
+            }
+            LockRunner.safe(() -> listener.onAcquired(key, attempt.waited()));
+            Parking.DrainStep head;
+            try {
+                head = parking.drainStep(token, lease); // with the lock held: the head to run
+            } catch (RuntimeException e) {
+                LockRunner.unlockAfterFailure(lock, key, lock.fencingToken(), e, listener);
+                throw e;
+            }
+            if (!head.hasHead()) {
+                lock.unlock();
+                endDrain(job, token);
+                return;
+            }
+            if (!runParked(lock, key, parking, head, job, token)) {
+                return;
+            }
+        }
+        queue.reschedule(job, Duration.ZERO, null); // bounded work per delivery: other keys' tokens get the thread
+    }
+
+    /** Whether the drain token (not the safety token) of {@code token} is due or running. */
+    private boolean drainTokenPending(String token) {
+        return deferrals
+                .queue()
+                .get(drainJobId(token))
+                .map(info -> info.state() != JobState.DEAD)
+                .orElse(false);
+    }
+
+    /** Nothing left to drain, or another token drains the key: this token's safety token is not needed. */
+    private void endDrain(Job<DeferredMessage> job, String token) {
+        if (!job.id().equals(safetyJobId(token))) {
+            cancelQuietly(safetyJobId(token));
+        }
+    }
+
+    /**
+     * Runs the head item with the lock held, and removes it from the key's FIFO before the release. Returns
+     * false when the drain stops here (the head failed and waits for its next attempt: the token was
+     * rescheduled after the backoff).
+     */
+    private boolean runParked(
+            DistributedLock lock,
+            String key,
+            Parking parking,
+            Parking.DrainStep head,
+            Job<DeferredMessage> job,
+            String token)
+            throws Exception {
+        DeferredMessage dm;
+        try {
+            dm = deferrals.mapper().readValue(head.payload(), DeferredMessage.class);
+        } catch (JsonProcessingException | IllegalArgumentException e) {
+            lock.unlock();
+            String reason = DeadLetterReason.UNDECODABLE.describe(" as a parked message: " + e.getMessage());
+            DeferredMessage raw = DeferredMessage.first(
+                            name, key, null, TextNode.valueOf(head.payload()), Instant.now())
+                    .dead(reason);
+            deadLetterParked(parking, head.id(), raw, key);
+            return true;
+        }
+        // a key's parked messages may belong to several handlers: each runs with its own
+        ConflictAwareHandler<?> owner = dm.handler().equals(name) ? this : deferrals.handler(dm.handler());
+        if (owner == null) {
+            lock.unlock();
+            throw new IllegalStateException("no handler named '" + dm.handler() + "' is registered in this process "
+                    + "for deferral queue '" + deferrals.name() + "'; the drain of lock '" + key + "' is retried");
+        }
+        return owner.runParkedAsOwner(lock, key, parking, head, dm, job, token);
+    }
+
+    /** {@link #runParked} for a parked message of this handler. */
+    private boolean runParkedAsOwner(
+            DistributedLock lock,
+            String key,
+            Parking parking,
+            Parking.DrainStep head,
+            DeferredMessage dm,
+            Job<DeferredMessage> job,
+            String token)
+            throws Exception {
+        M message;
+        try {
+            message = deferrals.mapper().readerFor(type).readValue(dm.json());
+        } catch (JsonProcessingException | IllegalArgumentException e) {
+            lock.unlock();
+            String reason = DeadLetterReason.UNDECODABLE.describe(
+                    " for handler '" + name + "' as " + type + ": " + e.getMessage());
+            DeferredMessage raw = DeferredMessage.first(
+                            name, key, null, TextNode.valueOf(head.payload()), Instant.now())
+                    .dead(reason);
+            deadLetterParked(parking, head.id(), raw, key);
+            return true;
+        }
+        String id = dm.messageId().orElse(null);
+        boolean[] handlerFailed = {false};
+        try {
+            LockRunner.runHeld(
+                    lock,
+                    key,
+                    () -> {
+                        if (id != null && isDone(id)) {
+                            LockRunner.safe(() -> listener.onDuplicateSkipped(key, id));
+                        } else {
+                            try {
+                                handler.handle(message);
+                            } catch (Exception | Error e) {
+                                handlerFailed[0] = true;
+                                throw e;
+                            }
+                            if (id != null) {
+                                markDone(id);
+                            }
+                        }
+                        parking.pop(head.id()); // before the release: the next run sees the next head
+                        return null;
+                    },
+                    listener);
+            return true;
+        } catch (LockLostException lost) {
+            return true; // it ran and was removed; the listener heard of the loss
+        } catch (RuntimeException | Error e) {
+            if (!handlerFailed[0]) {
+                throw e; // Redis failed, not the handler: no attempt spent; the worker retries the token
+            }
+            long failed = parking.failed(head.id());
+            if (failed >= deferrals.queue().maxAttempts()) {
+                String reason = DeadLetterReason.HANDLER_FAILED.describe(": failed on attempt " + failed + " of "
+                        + deferrals.queue().maxAttempts() + " under lock '" + key + "': " + e);
+                deadLetterParked(parking, head.id(), dm.dead(reason), key);
+                return true;
+            }
+            Duration delay = deferrals.backoff().delay((int) failed);
+            parking.drainStep(
+                    token, deferrals.drainerLeaseMillis() + delay.toMillis()); // keep the key through the wait
+            deferrals.queue().reschedule(job, delay, null);
+            log.debug("parked message of lock '{}' failed attempt {}; next in {}", key, failed, delay, e);
+            return false;
+        }
+    }
+
+    /**
+     * Moves a parked item to the dead letters: first a carrier job in the queue (idempotent by id), then the
+     * item leaves the key's FIFO; a crash between the two runs this again for the same head.
+     */
+    private void deadLetterParked(Parking parking, String itemId, DeferredMessage carrier, String key) {
+        deferrals.queue().enqueue("dead:" + itemId, carrier, Duration.ZERO);
+        parking.pop(itemId);
+        log.debug("parked message {} of lock '{}' goes to the dead letters: {}", itemId, key, carrier.reason());
+    }
+
+    /**
+     * Runs a dead-letter carrier: moves it to the dead letters with its reason. A carrier requeued from the dead
+     * letters (it has a last error) is handled as a new message of its key instead: it runs, or parks behind the
+     * key's parked work.
+     */
+    void runDeadCarrier(Job<DeferredMessage> job) throws Exception {
+        DeferredMessage dm = job.payload();
+        DelayQueue<DeferredMessage> queue = deferrals.queue();
+        if (job.lastError().isEmpty()) {
+            if (queue.deadLetter(job, dm.reason())) {
+                LockRunner.safe(() -> listener.onDeadLettered(dm.key(), dm.reason()));
+            }
+            return;
+        }
+        M message;
+        try {
+            message = deferrals.mapper().readerFor(type).readValue(dm.json());
+        } catch (JsonProcessingException | IllegalArgumentException e) {
+            String reason = DeadLetterReason.UNDECODABLE.describe(
+                    " for handler '" + name + "' as " + type + ": " + e.getMessage());
+            queue.deadLetter(job, reason);
+            LockRunner.safe(() -> listener.onDeadLettered(dm.key(), reason));
+            return;
+        }
+        handle(message, dm.messageId().orElse(null));
     }
 
     /** Runs a due deferred message: under its lock, or deferred again, or dead-lettered past the limit. */

@@ -4,6 +4,7 @@ import io.github.deferlock.lock.DistributedLock;
 import io.github.deferlock.lock.LockAttempt;
 import io.github.deferlock.lock.LockConflictException;
 import io.github.deferlock.lock.LockException;
+import io.github.deferlock.lock.internal.RedisLock;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -42,9 +43,20 @@ final class ConflictDispatch {
      * @throws LockException when Redis fails, or interrupted while waiting (the flag is set again)
      */
     boolean acquire(DistributedLock lock, String key, OnConflict strategy, long startNanos) {
+        return acquire(lock, key, strategy, startNanos, false);
+    }
+
+    /**
+     * Like {@link #acquire(DistributedLock, String, OnConflict, long)}; with {@code behindParked} (an ordered
+     * DEFER's new message) the first try is refused while work is parked behind the key, even when it is free,
+     * so the caller parks behind that work instead of overtaking it.
+     */
+    boolean acquire(DistributedLock lock, String key, OnConflict strategy, long startNanos, boolean behindParked) {
         int attempts = 1;
         long waitedForRetries = 0;
-        LockAttempt attempt = lock.attempt(Duration.ZERO);
+        LockAttempt attempt = behindParked && lock instanceof RedisLock redisLock
+                ? redisLock.attemptBehindParked()
+                : lock.attempt(Duration.ZERO);
         while (true) {
             if (attempt.acquired()) {
                 acquired(lock, key, startNanos);

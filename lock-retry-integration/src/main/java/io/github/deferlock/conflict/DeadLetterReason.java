@@ -8,8 +8,12 @@ import java.util.Optional;
  * it back, so tools compare reasons, not strings. Immutable.
  */
 public enum DeadLetterReason {
-    /** The lock stayed taken past {@link Deferrals#maxDeferrals()} deferrals. */
+    /** The lock stayed taken past {@link Deferrals#maxDeferrals()} deferrals ({@link DeferMode#TIMED}). */
     CONFLICT_PERSISTED("lock conflict persisted"),
+    /** A message parked behind its key ({@link DeferMode#ORDERED}) failed its handler on every attempt. */
+    HANDLER_FAILED("parked message failed"),
+    /** The key already had {@link Deferrals#maxParked()} messages parked ({@link ParkedOverflow#DEAD_LETTER}). */
+    PARKED_LIMIT("parked limit reached"),
     /** The stored message could not be decoded as the handler's message type. */
     UNDECODABLE("cannot decode the message");
 

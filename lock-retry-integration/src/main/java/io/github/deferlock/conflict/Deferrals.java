@@ -46,6 +46,10 @@ public final class Deferrals implements AutoCloseable {
     private final String name;
     private final ObjectMapper mapper;
     private final boolean allowEvictionPolicy;
+    private final DeferMode mode;
+    private final int maxParked;
+    private final ParkedOverflow parkedOverflow;
+    private final Duration drainWait;
     private final Map<String, ConflictAwareHandler<?>> handlers = new ConcurrentHashMap<>();
     private final Map<DelayQueueWorker<DeferredMessage>, Boolean> workers = new ConcurrentHashMap<>();
 
@@ -60,6 +64,10 @@ public final class Deferrals implements AutoCloseable {
         this.maxDeferrals = Require.orDefault(b.maxDeferrals, 20);
         this.doneTtl = Require.orDefault(b.doneTtl, Duration.ofDays(1));
         this.allowEvictionPolicy = Require.orDefault(b.allowEvictionPolicy, false);
+        this.mode = Require.orDefault(b.mode, DeferMode.ORDERED);
+        this.maxParked = Require.orDefault(b.maxParked, 10_000);
+        this.parkedOverflow = Require.orDefault(b.parkedOverflow, ParkedOverflow.THROW);
+        this.drainWait = Require.orDefault(b.drainWait, Duration.ofSeconds(10));
         DelayQueue.Builder<DeferredMessage> qb = (b.queues != null
                         ? b.queues.builder(name, DeferredMessage.class)
                         : DelayQueue.builder(redis, name, DeferredMessage.class))
@@ -111,9 +119,42 @@ public final class Deferrals implements AutoCloseable {
         return backoff;
     }
 
-    /** After this many deferrals the next conflict dead-letters the message. */
+    /** After this many deferrals the next conflict dead-letters the message ({@link DeferMode#TIMED} only). */
     public int maxDeferrals() {
         return maxDeferrals;
+    }
+
+    /** How DEFER waits for a taken lock (default {@link DeferMode#ORDERED}). */
+    public DeferMode mode() {
+        return mode;
+    }
+
+    /** The most messages one key may have parked ({@link DeferMode#ORDERED}; default 10,000). */
+    public int maxParked() {
+        return maxParked;
+    }
+
+    /** What a message for a key with {@link #maxParked()} messages parked gets (default {@link ParkedOverflow#THROW}). */
+    public ParkedOverflow parkedOverflow() {
+        return parkedOverflow;
+    }
+
+    /**
+     * How long a worker thread draining a key's parked messages waits for the key, queued as the lock's
+     * waiters are and woken by its release, before it gives the thread back and tries again later (default 10 s;
+     * {@link DeferMode#ORDERED}). Each such give-back is counted as a re-deferral ({@link
+     * ConflictListener#onDeferred}).
+     */
+    public Duration drainWait() {
+        return drainWait;
+    }
+
+    /**
+     * How long a drain token stays the drainer of its key without renewing (its lease): after it, another
+     * process's token takes over. Renewed at every step of the drain; covers the wait for the key.
+     */
+    long drainerLeaseMillis() {
+        return drainWait.toMillis() + queue.visibilityTimeout().toMillis();
     }
 
     /**
@@ -204,6 +245,11 @@ public final class Deferrals implements AutoCloseable {
         return this::runDue;
     }
 
+    /** The handler registered under {@code handlerName}, or null. */
+    ConflictAwareHandler<?> handler(String handlerName) {
+        return handlers.get(handlerName);
+    }
+
     private void runDue(Job<DeferredMessage> job) throws Exception {
         DeferredMessage m = job.payload();
         ConflictAwareHandler<?> handler = handlers.get(m.handler());
@@ -211,7 +257,13 @@ public final class Deferrals implements AutoCloseable {
             throw new IllegalStateException("no handler named '" + m.handler() + "' is registered in this process "
                     + "for deferral queue '" + name + "'");
         }
-        handler.runDeferred(job);
+        if (DeferredMessage.DRAIN.equals(m.kind())) {
+            handler.runDrain(job);
+        } else if (DeferredMessage.DEAD.equals(m.kind())) {
+            handler.runDeadCarrier(job);
+        } else {
+            handler.runDeferred(job);
+        }
     }
 
     /** Stops the workers this object started (gracefully: running messages finish). */
@@ -238,6 +290,10 @@ public final class Deferrals implements AutoCloseable {
         private Boolean allowEvictionPolicy;
         private QueueListener queueListener;
         private Supplier<Map<String, String>> queueHeaders;
+        private DeferMode mode;
+        private Integer maxParked;
+        private ParkedOverflow parkedOverflow;
+        private Duration drainWait;
 
         private Builder(UnifiedJedis redis, RedisQueues queues, String name) {
             this.redis = Require.notNull("redis", redis);
@@ -279,7 +335,11 @@ public final class Deferrals implements AutoCloseable {
             return this;
         }
 
-        /** How many times a deferred message whose handler throws is tried (default: the queue's); at least 1. */
+        /**
+         * How many times a deferred message whose handler throws is tried (default: the queue's); at least 1. A
+         * parked message ({@link DeferMode#ORDERED}) is tried as often, {@link #backoff} apart, holding its key's
+         * later messages, and then goes to the dead letters ({@link DeadLetterReason#HANDLER_FAILED}).
+         */
         public Builder maxAttempts(int n) {
             Require.atLeast("maxAttempts", n, 1);
             maxAttempts = Require.setOnce("maxAttempts", maxAttempts, n);
@@ -308,6 +368,42 @@ public final class Deferrals implements AutoCloseable {
          */
         public Builder queueHeaders(Supplier<Map<String, String>> headers) {
             queueHeaders = Require.setOnce("queueHeaders", queueHeaders, headers);
+            return this;
+        }
+
+        /**
+         * How DEFER waits for a taken lock (default {@link DeferMode#ORDERED}: parked behind the key, run after its
+         * release in the key's order; {@link DeferMode#TIMED}: retried after the backoff, no order).
+         */
+        public Builder mode(DeferMode m) {
+            mode = Require.setOnce("mode", mode, m);
+            return this;
+        }
+
+        /**
+         * The most messages one key may have parked (default 10,000); at least 1. A message over it gets {@link
+         * #onParkedOverflow}.
+         */
+        public Builder maxParked(int n) {
+            Require.atLeast("maxParked", n, 1);
+            maxParked = Require.setOnce("maxParked", maxParked, n);
+            return this;
+        }
+
+        /** What a message over {@link #maxParked} gets (default {@link ParkedOverflow#THROW}). */
+        public Builder onParkedOverflow(ParkedOverflow p) {
+            parkedOverflow = Require.setOnce("onParkedOverflow", parkedOverflow, p);
+            return this;
+        }
+
+        /**
+         * How long a worker thread draining a key waits for it before giving the thread back (default 10 s);
+         * positive, at most 1 hour. See {@link Deferrals#drainWait()}.
+         */
+        public Builder drainWait(Duration d) {
+            Require.positive("drainWait", d);
+            Require.within("drainWait", d, Duration.ZERO, Duration.ofHours(1));
+            drainWait = Require.setOnce("drainWait", drainWait, d);
             return this;
         }
 

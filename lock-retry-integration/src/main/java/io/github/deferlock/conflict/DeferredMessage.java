@@ -2,8 +2,10 @@ package io.github.deferlock.conflict;
 
 import com.fasterxml.jackson.annotation.JsonAutoDetect;
 import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.NullNode;
 import io.github.deferlock.redis.internal.Require;
 import java.time.Instant;
 import java.util.Objects;
@@ -47,6 +49,21 @@ public final class DeferredMessage {
     @JsonProperty("firstConflictMillis")
     private final long firstConflictMillis;
 
+    /** Null for a message; {@code drain} for a drain token (ordered DEFER); {@code dead} for a dead-letter carrier. */
+    @JsonProperty("kind")
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    private final String kind;
+
+    /** A drain token's token. */
+    @JsonProperty("token")
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    private final String token;
+
+    /** A dead-letter carrier's reason. */
+    @JsonProperty("reason")
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    private final String reason;
+
     @JsonCreator
     DeferredMessage(
             @JsonProperty("handler") String handler,
@@ -54,23 +71,59 @@ public final class DeferredMessage {
             @JsonProperty("messageId") String messageId,
             @JsonProperty("message") JsonNode message,
             @JsonProperty("deferrals") int deferrals,
-            @JsonProperty("firstConflictMillis") long firstConflictMillis) {
+            @JsonProperty("firstConflictMillis") long firstConflictMillis,
+            @JsonProperty("kind") String kind,
+            @JsonProperty("token") String token,
+            @JsonProperty("reason") String reason) {
         this.handler = Require.notNull("handler", handler);
         this.key = Require.notNull("key", key);
         this.messageId = messageId;
         this.message = Require.notNull("message", message);
         this.deferrals = Require.atLeast("deferrals", deferrals, 1);
         this.firstConflictMillis = firstConflictMillis;
+        this.kind = kind;
+        this.token = token;
+        this.reason = reason;
+    }
+
+    static final String DRAIN = "drain";
+    static final String DEAD = "dead";
+
+    /** A drain token of ordered DEFER: the job that runs the work parked behind {@code key}. */
+    static DeferredMessage drain(String handler, String key, String token, Instant now) {
+        return new DeferredMessage(
+                handler, key, null, NullNode.getInstance(), 1, now.toEpochMilli(), DRAIN, token, null);
+    }
+
+    /** This message as a dead-letter carrier: the job that moves it to the dead letters with {@code reason}. */
+    DeferredMessage dead(String why) {
+        return new DeferredMessage(handler, key, messageId, message, deferrals, firstConflictMillis, DEAD, null, why);
+    }
+
+    /** Null for a message, else {@link #DRAIN} or {@link #DEAD}. */
+    String kind() {
+        return kind;
+    }
+
+    /** A drain token's token. */
+    String token() {
+        return token;
+    }
+
+    /** A dead-letter carrier's reason. */
+    String reason() {
+        return reason;
     }
 
     /** A message deferred for the first time, at {@code now}. */
     static DeferredMessage first(String handler, String key, String messageId, JsonNode message, Instant now) {
-        return new DeferredMessage(handler, key, messageId, message, 1, now.toEpochMilli());
+        return new DeferredMessage(handler, key, messageId, message, 1, now.toEpochMilli(), null, null, null);
     }
 
     /** The same message, deferred once more. */
     DeferredMessage deferredAgain() {
-        return new DeferredMessage(handler, key, messageId, message, deferrals + 1, firstConflictMillis);
+        return new DeferredMessage(
+                handler, key, messageId, message, deferrals + 1, firstConflictMillis, kind, token, reason);
     }
 
     /** The message as stored, for the handler's decoding. */
@@ -116,12 +169,15 @@ public final class DeferredMessage {
                 && Objects.equals(messageId, m.messageId)
                 && message.equals(m.message)
                 && deferrals == m.deferrals
-                && firstConflictMillis == m.firstConflictMillis;
+                && firstConflictMillis == m.firstConflictMillis
+                && Objects.equals(kind, m.kind)
+                && Objects.equals(token, m.token)
+                && Objects.equals(reason, m.reason);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(handler, key, messageId, message, deferrals, firstConflictMillis);
+        return Objects.hash(handler, key, messageId, message, deferrals, firstConflictMillis, kind, token, reason);
     }
 
     @Override

@@ -74,8 +74,8 @@ final class DeferNamesIT {
             holdElsewhere(other, "order:1", Duration.ofMillis(800));
             assertThat(h.handle(new Tagged("x:1", "1"))).isEqualTo(Outcome.DEFERRED);
             assertThat(hx.handle(new Tagged("1", "1"))).isEqualTo(Outcome.DEFERRED);
-            assertThat(deferrals.queue().size(JobState.DUE))
-                    .as("two deferred jobs, one per (handler, id)")
+            assertThat(redis.llen("t:{order:1}:parked"))
+                    .as("two parked messages, one per (handler, id)")
                     .isEqualTo(2);
             deferrals.startWorker(1);
             await().atMost(Duration.ofSeconds(20)).until(() -> runs.size() == 2);

@@ -39,7 +39,7 @@ final class ReadmeStrategyExampleTest {
                 Deferrals deferrals = Deferrals.builder(redis, "orders-deferred")
                         .backoff(Backoff.exponential(Duration.ofMillis(50), Duration.ofSeconds(30), 2.0)
                                 .withJitter(0.2))
-                        .maxDeferrals(20) // then dead letters, reason "lock conflict persisted"
+                        .maxParked(10_000) // per key; over it: ParkedLimitException (or a dead letter)
                         .build()) {
             ConflictAwareHandler<OrderEvent> orders = ConflictAwareHandler.builder(
                             "order-events", OrderEvent.class, locks)
@@ -49,7 +49,7 @@ final class ReadmeStrategyExampleTest {
                     .onConflict(OnConflict.DEFER)
                     .deferrals(deferrals)
                     .build();
-            deferrals.startWorker(2); // runs deferred events when due, in this or any other process
+            deferrals.startWorker(2); // runs parked events after their key's release, in this or any process
 
             for (OrderEvent e : polled) { // your consumer loop: Kafka, a Redis list, HTTP...
                 Outcome outcome = orders.handle(e); // PROCESSED or DEFERRED, never blocks on a hot key

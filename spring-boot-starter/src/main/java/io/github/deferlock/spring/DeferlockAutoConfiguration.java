@@ -123,6 +123,7 @@ public class DeferlockAutoConfiguration {
                 .backoff(Backoff.exponential(d.getInitialDelay(), d.getMaxDelay(), 2.0)
                         .withJitter(0.2))
                 .maxDeferrals(d.getMaxDeferrals())
+                .mode(d.getMode())
                 .queueListener(
                         CompositeListeners.queue(queueListeners.orderedStream().toList()))
                 .build();

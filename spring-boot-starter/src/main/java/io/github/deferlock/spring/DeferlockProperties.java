@@ -1,5 +1,6 @@
 package io.github.deferlock.spring;
 
+import io.github.deferlock.conflict.DeferMode;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -233,6 +234,25 @@ public class DeferlockProperties {
 
         /** Handler threads of the deferral worker. */
         private int concurrency = 4;
+
+        /**
+         * How a deferred call waits: {@code ordered} parks it behind its key and runs it after the release, in the
+         * key's order; {@code timed} retries it after the backoff (docs/strategies.md).
+         */
+        private DeferMode mode = DeferMode.ORDERED;
+
+        /** The DEFER mode (default {@code ordered}). */
+        public DeferMode getMode() {
+            return mode;
+        }
+
+        /** Sets the DEFER mode. */
+        public void setMode(DeferMode mode) {
+            if (mode == null) {
+                throw new IllegalArgumentException("deferlock.deferrals.mode cannot be empty: ordered or timed");
+            }
+            this.mode = mode;
+        }
 
         /** The deferral queue's name (default {@code deferlock-deferred}). */
         public String getQueue() {

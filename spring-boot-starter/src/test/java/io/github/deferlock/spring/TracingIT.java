@@ -47,6 +47,9 @@ import redis.clients.jedis.RedisClient;
             "spring.test.observability.auto-configure=true",
             "deferlock.deferrals.initial-delay=100ms",
             "deferlock.deferrals.max-delay=300ms",
+            // the trace of a deferred call through its deferral job: timed DEFER (an ordered one parks the
+            // call beside its lock, where no job carries the caller's trace headers)
+            "deferlock.deferrals.mode=timed",
             "deferlock.queues.retried.retry-initial-delay=100ms",
             "deferlock.queues.retried.retry-max-delay=200ms"
         })

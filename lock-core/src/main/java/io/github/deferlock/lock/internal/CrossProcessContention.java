@@ -57,6 +57,19 @@ final class CrossProcessContention {
      */
     Outcome contend(KeyState st, long start, long waitNanos, boolean forever, long leaseMillis, boolean renew)
             throws InterruptedException {
+        return contend(st, start, waitNanos, forever, leaseMillis, renew, false);
+    }
+
+    /** Like the other {@code contend}; with {@code yieldToParked} the key is refused while work is parked behind it. */
+    Outcome contend(
+            KeyState st,
+            long start,
+            long waitNanos,
+            boolean forever,
+            long leaseMillis,
+            boolean renew,
+            boolean yieldToParked)
+            throws InterruptedException {
         byte[] lease = renew ? defaultLeaseMillis : Long.toString(leaseMillis).getBytes(StandardCharsets.US_ASCII);
         long leaseNanos = TimeUnit.MILLISECONDS.toNanos(leaseMillis);
         int attempts = 0;
@@ -75,7 +88,7 @@ final class CrossProcessContention {
                         : (willWait ? LockScripts.Queue.WAIT : LockScripts.Queue.LAST);
                 // a bounded wait bounds the wait for a pooled connection too (BoundedBorrow; at least its minimum)
                 long borrow = forever ? -1 : Math.max(0, start + waitNanos - sentAt);
-                long[] reply = scripts.acquire(st, token, lease, renew, queue, borrow);
+                long[] reply = scripts.acquire(st, token, lease, renew, queue, borrow, yieldToParked);
                 if (reply[0] == 1) {
                     queued = false; // a grant takes the caller out of the queue
                     long first = reply[1] - (renew ? HandOffChain.BLOCK : 1) + 1;

@@ -15,6 +15,7 @@ final class KeyState {
     final byte[] waiters;
     final byte[] waiterDeadlines;
     final byte[] waiterChannelPrefix;
+    final byte[] parked;
     final String keyString;
 
     final LocalGate gate = new LocalGate();
@@ -33,6 +34,7 @@ final class KeyState {
         this.waiters = Keys.waitersKey(key);
         this.waiterDeadlines = Keys.waiterDeadlinesKey(key);
         this.waiterChannelPrefix = Keys.waiterChannelPrefix(key);
+        this.parked = Keys.parkedKey(key);
         this.keyString = new String(key, StandardCharsets.UTF_8);
     }
 

@@ -17,7 +17,10 @@ import java.util.Arrays;
  *   <li>waiter queue: {@code p{e}:waiters} (list of waiter ids) and {@code p{e}:waiter-deadlines} (zset);
  *   <li>waiter channels: {@code p{e}:released:<waiter id>} (one per waiting {@code RedisLocks});
  *   <li>release record: {@code p{e}:last-release} (the token of the last release, kept briefly, so a resent
- *       release recognises its own success).
+ *       release recognises its own success);
+ *   <li>parked work ({@link Parking}): {@code p{e}:parked} (list of item ids), {@code p{e}:parked-items} (hash:
+ *       id to payload), {@code p{e}:parked-attempts} (hash: id to failed runs), {@code p{e}:drainer} (the drain
+ *       token of the process draining the key).
  * </ul>
  *
  * Stateless.
@@ -66,6 +69,26 @@ final class Keys {
     /** The waiter deadlines of a lock key: waiter id to deadline in server ms (waiters.lua). */
     static byte[] waiterDeadlinesKey(byte[] lockKey) {
         return suffix(lockKey, ":waiter-deadlines");
+    }
+
+    /** The parked FIFO of a lock key: ids of deferred work waiting behind the key (park.lua). */
+    static byte[] parkedKey(byte[] lockKey) {
+        return suffix(lockKey, ":parked");
+    }
+
+    /** The parked items of a lock key: id to payload (park.lua). */
+    static byte[] parkedItemsKey(byte[] lockKey) {
+        return suffix(lockKey, ":parked-items");
+    }
+
+    /** The failed runs of a lock key's parked items: id to count. */
+    static byte[] parkedAttemptsKey(byte[] lockKey) {
+        return suffix(lockKey, ":parked-attempts");
+    }
+
+    /** The drainer record of a lock key: the drain token of the process running its parked items (drain.lua). */
+    static byte[] drainerKey(byte[] lockKey) {
+        return suffix(lockKey, ":drainer");
     }
 
     /** The prefix of a lock key's waiter channels; a waiter's channel is this followed by its id. */

@@ -116,6 +116,22 @@ public final class LockEngine implements AutoCloseable {
      */
     Outcome acquire(String name, byte[] key, long waitNanos, boolean forever, long leaseMillis, boolean renew)
             throws InterruptedException {
+        return acquire(name, key, waitNanos, forever, leaseMillis, renew, false);
+    }
+
+    /**
+     * Like the other {@code acquire}; with {@code yieldToParked} a Redis acquisition is refused while work is
+     * parked behind the key ({@link Parking}).
+     */
+    Outcome acquire(
+            String name,
+            byte[] key,
+            long waitNanos,
+            boolean forever,
+            long leaseMillis,
+            boolean renew,
+            boolean yieldToParked)
+            throws InterruptedException {
         checkOpen();
         long start = clock.nanoTime();
         KeyState st = states.enter(name, key);
@@ -129,7 +145,7 @@ public final class LockEngine implements AutoCloseable {
                 Hold handed = adoptHanded(st, renew);
                 outcome = handed != null
                         ? Outcome.acquired(handed, 0, clock.nanoTime() - start)
-                        : contention.contend(st, start, waitNanos, forever, leaseMillis, renew);
+                        : contention.contend(st, start, waitNanos, forever, leaseMillis, renew, yieldToParked);
             }
             if (outcome.hold() == null) {
                 events.conflict(st, outcome.holderTtl());

@@ -8,6 +8,9 @@ final class LockLua {
     static final Script RELEASE = load("release.lua");
     static final Script RENEW = load("renew.lua");
     static final Script LEAVE = load("leave.lua");
+    static final Script PARK = load("park.lua");
+    static final Script DRAIN = load("drain.lua");
+    static final Script POP = load("pop.lua");
 
     private LockLua() {}
 

@@ -8,6 +8,7 @@ import io.github.deferlock.redis.internal.ReplicatedCall;
 import io.github.deferlock.redis.internal.Topology;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
@@ -67,6 +68,7 @@ final class LockScripts {
             Integer.toString(HandOffChain.BLOCK).getBytes(StandardCharsets.US_ASCII);
     private static final byte[] SINGLE_TOKEN_ARG = {'1'};
     private static final byte[] NO_WAITER = new byte[0];
+    private static final byte[] YIELD_ARG = {'1'};
 
     private final LockConfig config;
     private final UnifiedJedis redis;
@@ -100,9 +102,21 @@ final class LockScripts {
      * @return {1, last fencing token of the block} or {0, holder's or reservation's TTL in ms (-1 unknown)}
      * @throws LockException naming the pool's size when no connection came free in time
      */
-    long[] acquire(KeyState st, byte[] token, byte[] lease, boolean watchdogHold, Queue queue, long borrowNanos) {
-        List<byte[]> keys = List.of(st.key, st.fence, st.waiters, st.waiterDeadlines);
-        List<byte[]> args = List.of(
+    long[] acquire(
+            KeyState st,
+            byte[] token,
+            byte[] lease,
+            boolean watchdogHold,
+            Queue queue,
+            long borrowNanos,
+            boolean yieldToParked) {
+        // with yieldToParked the key is refused ({0, -3}) while work is parked behind it (p{e}:parked, park.lua),
+        // free or not
+        List<byte[]> keys = yieldToParked
+                ? List.of(st.key, st.fence, st.waiters, st.waiterDeadlines, st.parked)
+                : List.of(st.key, st.fence, st.waiters, st.waiterDeadlines);
+        List<byte[]> args = new ArrayList<>(9);
+        args.addAll(List.of(
                 token,
                 lease,
                 watchdogHold ? HAND_OFF_BLOCK_ARG : SINGLE_TOKEN_ARG,
@@ -110,7 +124,10 @@ final class LockScripts {
                 queue.arg,
                 WAITER_LIFE_ARG,
                 st.waiterChannelPrefix,
-                topology.publishFlag());
+                topology.publishFlag()));
+        if (yieldToParked) {
+            args.add(YIELD_ARG);
+        }
         try {
             if (config.replicas() == 0) {
                 return parse(BoundedBorrow.run(LockLua.ACQUIRE, redis, keys, args, borrowNanos));

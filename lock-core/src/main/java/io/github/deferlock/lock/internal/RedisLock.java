@@ -97,12 +97,17 @@ public final class RedisLock implements DistributedLock {
 
     private Outcome lockThread(long waitNanos, boolean forever, long leaseMillis, boolean renew)
             throws InterruptedException {
+        return lockThread(waitNanos, forever, leaseMillis, renew, false);
+    }
+
+    private Outcome lockThread(long waitNanos, boolean forever, long leaseMillis, boolean renew, boolean yieldToParked)
+            throws InterruptedException {
         KeyState held = engine.existing(name);
         if (held != null && held.threadHold.isOwnedByCurrentThread()) {
             held.threadHold.reenter();
             return Outcome.REENTERED;
         }
-        Outcome outcome = engine.acquire(name, key, waitNanos, forever, leaseMillis, renew);
+        Outcome outcome = engine.acquire(name, key, waitNanos, forever, leaseMillis, renew, yieldToParked);
         engine.lastConflicts().record(name, outcome);
         Hold hold = outcome.hold();
         if (hold != null) {
@@ -151,6 +156,24 @@ public final class RedisLock implements DistributedLock {
     public LockAttempt attempt(Duration wait) {
         return uninterruptibly(nanos(wait), false, defaultLeaseMillis(), watchdog())
                 .toAttempt(name);
+    }
+
+    /**
+     * Tries once, like {@code attempt(Duration.ZERO)}, but is refused while work is parked behind the key
+     * ({@link #parking()}), even when the key is free: a new message of an ordered deferral must not overtake
+     * the parked ones. Re-entry by the holding thread is granted as usual. Not API: for lock-retry-integration.
+     */
+    public LockAttempt attemptBehindParked() {
+        try {
+            return lockThread(0, false, defaultLeaseMillis(), watchdog(), true).toAttempt(name);
+        } catch (InterruptedException e) {
+            throw interrupted(e);
+        }
+    }
+
+    /** The parked work of this lock's key (docs/lock-keys.md, "Parked work"). Not API: for lock-retry-integration. */
+    public Parking parking() {
+        return new Parking(engine.redis(), key, keyString);
     }
 
     @Deprecated

@@ -31,6 +31,10 @@
 -- ARGV[6]  life of a waiter entry in ms (its deadline is now + this)
 -- ARGV[7]  waiter channel prefix p{e}:released: (a waiter's channel is this followed by its id)
 -- ARGV[8]  '1' to publish with SPUBLISH (Redis 7.0+ cluster: sharded pub/sub), else PUBLISH
+-- ARGV[9]  optional: '1' when the caller yields to parked work (a new message of a ConflictAwareHandler with
+--          ordered DEFER): while KEYS[5] (p{e}:parked, park.lua) is not empty the key is refused to it, free
+--          or not, so it parks behind instead of overtaking. Absent for every other caller.
+-- KEYS[5]  parked FIFO           p{e}:parked, only with ARGV[9] = '1'
 --
 -- A holder's value gets a '+' appended (once) when a waiter queues behind it, or when it was granted with
 -- waiters still queued: its release then looks at the queue (release.lua).
@@ -38,7 +42,7 @@
 -- Returns {1, the counter's value: the block's last token} when acquired (the block is
 --         [value - ARGV[3] + 1, value]), also when the key already holds ARGV[1] (a resent call);
 --         {0, remaining TTL of the holder's key (or of the head's reservation) in ms, or -1 when it has
---         none} when taken.
+--         none} when taken; {0, -3} when refused because work is parked (ARGV[9]).
 -- Errors: WRONGTYPE when the lock key holds a non-string value; the INCRBY error when the counter is not an
 --         integer (the lock key is removed again, so nothing is left behind).
 redis.replicate_commands() -- TIME before writes: replicate effects (the default since Redis 5; kept for 6.2)
@@ -68,7 +72,8 @@ local function granted()
 end
 
 local queued = waiter ~= '' and mode ~= 'new'
-if not queued and redis.call('SET', key, token, 'NX', 'PX', ARGV[2]) then
+local yields = ARGV[9] == '1' and redis.call('LLEN', KEYS[5]) > 0
+if not queued and not yields and redis.call('SET', key, token, 'NX', 'PX', ARGV[2]) then
   return granted()
 end
 local kind = redis.call('TYPE', key).ok
@@ -86,6 +91,9 @@ if held and string.sub(held, 1, #token) == token then
     return fence
   end
   return {1, fence}
+end
+if yields then -- after the resend check: a resent grant stays a grant
+  return {0, -3}
 end
 
 local now = nowMillis()

@@ -1,0 +1,167 @@
+package io.github.deferlock.lock.internal;
+
+import io.github.deferlock.lock.LockException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisException;
+
+/**
+ * The parked work of one lock key: a FIFO of items (deferred messages) waiting behind the key, in the key's
+ * slot, with the record of the drain token that runs them (park.lua, drain.lua, pop.lua; docs/lock-keys.md,
+ * "Parked work"). The items are opaque payloads; what runs them and how lives in lock-retry-integration. A
+ * plain acquisition ignores parked work; {@link RedisLock#attemptBehindParked()} is refused while there is
+ * some. Not API. Immutable and threadsafe.
+ */
+public final class Parking {
+    private final UnifiedJedis redis;
+    private final byte[] parked;
+    private final byte[] items;
+    private final byte[] attempts;
+    private final byte[] drainer;
+    private final String keyString;
+
+    Parking(UnifiedJedis redis, byte[] lockKey, String keyString) {
+        this.redis = redis;
+        this.parked = Keys.parkedKey(lockKey);
+        this.items = Keys.parkedItemsKey(lockKey);
+        this.attempts = Keys.parkedAttemptsKey(lockKey);
+        this.drainer = Keys.drainerKey(lockKey);
+        this.keyString = keyString;
+    }
+
+    /** What {@link #park} did. */
+    public enum Parked {
+        /** Appended now. */
+        PARKED,
+        /** The id was parked already (a resend or a redelivery); nothing changed. */
+        ALREADY,
+        /** The FIFO holds {@code cap} items; nothing was parked. */
+        FULL
+    }
+
+    /**
+     * The reply of {@link #park}.
+     *
+     * @param parked what happened
+     * @param size items parked after the call
+     * @param drainer whether {@code token} is the key's drainer (when false, another live drain token is)
+     */
+    public record ParkReply(Parked parked, long size, boolean drainer) {}
+
+    /**
+     * Appends item {@code id} unless it is parked already or {@code cap} items are, and makes {@code token}
+     * the key's drainer for {@code drainerLeaseMillis} when the key has none. One round trip; a resend gives
+     * the same answer.
+     *
+     * @throws LockException when Redis fails
+     */
+    public ParkReply park(String id, String payload, int cap, String token, long drainerLeaseMillis) {
+        List<?> r = (List<?>) run(
+                LockLua.PARK,
+                List.of(parked, items, drainer),
+                List.of(bytes(id), bytes(payload), bytes(cap), bytes(token), bytes(drainerLeaseMillis)));
+        long status = (Long) r.get(0);
+        Parked p = status == 1 ? Parked.PARKED : status == 2 ? Parked.ALREADY : Parked.FULL;
+        return new ParkReply(p, (Long) r.get(1), (Long) r.get(2) == 1);
+    }
+
+    /**
+     * One step of draining, by drain token {@code token}: empty when another drain token drains the key or
+     * when nothing is parked (then the key's drainer record is gone); else the head item, with {@code token}
+     * the drainer for another {@code drainerLeaseMillis}.
+     *
+     * @throws LockException when Redis fails
+     */
+    public DrainStep drainStep(String token, long drainerLeaseMillis) {
+        while (true) {
+            List<?> r = (List<?>) run(
+                    LockLua.DRAIN,
+                    List.of(parked, items, attempts, drainer),
+                    List.of(bytes(token), bytes(drainerLeaseMillis)));
+            long status = (Long) r.get(0);
+            if (status == 0) {
+                return DrainStep.OTHER_DRAINER;
+            }
+            if (status == 1) {
+                return DrainStep.EMPTY;
+            }
+            if (status == 2) {
+                return new DrainStep(string(r.get(1)), string(r.get(2)), ((Long) r.get(3)).intValue(), (Long) r.get(4));
+            }
+        }
+    }
+
+    /**
+     * A step of draining: {@link #OTHER_DRAINER}, {@link #EMPTY}, or the head item.
+     *
+     * @param id the head's id, null for the two constants
+     * @param payload the head's payload
+     * @param failedAttempts how often the head's run failed so far
+     * @param size items parked, the head included
+     */
+    public record DrainStep(String id, String payload, int failedAttempts, long size) {
+        /** Another live drain token drains the key. */
+        public static final DrainStep OTHER_DRAINER = new DrainStep(null, null, 0, -1);
+        /** Nothing is parked; the key has no drainer any more. */
+        public static final DrainStep EMPTY = new DrainStep(null, null, 0, 0);
+
+        /** Whether this step carries a head item. */
+        public boolean hasHead() {
+            return id != null;
+        }
+    }
+
+    /**
+     * Removes {@code id} when it is the head (it ran, or was dead-lettered). A resend changes nothing.
+     *
+     * @return whether it was the head
+     * @throws LockException when Redis fails
+     */
+    public boolean pop(String id) {
+        return (Long) run(LockLua.POP, List.of(parked, items, attempts), List.of(bytes(id))) == 1;
+    }
+
+    /**
+     * Counts a failed run of item {@code id}; returns the failed runs so far. One {@code HINCRBY}.
+     *
+     * @throws LockException when Redis fails
+     */
+    public long failed(String id) {
+        try {
+            return redis.hincrBy(attempts, bytes(id), 1);
+        } catch (JedisException e) {
+            throw new LockException("cannot count a failed run of work parked behind lock '" + keyString + "'", e);
+        }
+    }
+
+    /**
+     * How many items are parked. One {@code LLEN}.
+     *
+     * @throws LockException when Redis fails
+     */
+    public long size() {
+        try {
+            return redis.llen(parked);
+        } catch (JedisException e) {
+            throw new LockException("cannot read the work parked behind lock '" + keyString + "'", e);
+        }
+    }
+
+    private Object run(io.github.deferlock.redis.internal.Script script, List<byte[]> keys, List<byte[]> args) {
+        try {
+            return script.run(redis, keys, args);
+        } catch (JedisException e) {
+            throw new LockException(
+                    "cannot run " + script.name() + " for the work parked behind lock '" + keyString + "'", e);
+        }
+    }
+
+    private static byte[] bytes(Object o) {
+        return String.valueOf(o).getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String string(Object o) {
+        return o instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : String.valueOf(o);
+    }
+}
