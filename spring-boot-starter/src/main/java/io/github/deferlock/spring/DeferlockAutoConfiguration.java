@@ -44,8 +44,16 @@ import redis.clients.jedis.UnifiedJedis;
 @EnableConfigurationProperties(DeferlockProperties.class)
 public class DeferlockAutoConfiguration {
 
-    /** Creates the auto-configuration; Spring calls it. */
-    public DeferlockAutoConfiguration() {}
+    /**
+     * Creates the auto-configuration; Spring calls it.
+     *
+     * @throws IllegalStateException when the Jedis on the classpath is older than Jedis 8 (Spring Boot's own
+     *     dependency management chooses 7.0.0 or 6.0.0): the application stops at start-up with a report that
+     *     names the {@code jedis.version} property to set
+     */
+    public DeferlockAutoConfiguration() {
+        JedisRequirement.check();
+    }
 
     /** The Jackson 2 mapper of deferred calls: plain, with the modules on the classpath (java.time, ...). */
     static ObjectMapper deferralMapper() {

@@ -90,7 +90,10 @@ final class WithLockInterceptor implements MethodInterceptor {
         if (locked == null) {
             return invocation.proceed();
         }
-        if (deferredRun.get() == method) {
+        // equals, not ==: reflection hands out a new Method object per lookup, so a deferred run's method is
+        // never the same instance as this invocation's; with == it went through DEFER again (re-entering the
+        // lock it holds) and every deferred run was counted twice by the conflict listeners (issue 28)
+        if (method.equals(deferredRun.get())) {
             deferredRun.remove(); // a deferred run: the deferral worker holds the lock already
             return invocation.proceed();
         }

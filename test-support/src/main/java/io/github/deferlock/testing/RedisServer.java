@@ -485,10 +485,12 @@ public final class RedisServer implements AutoCloseable {
         /**
          * Starts the server and waits until it answers PING.
          *
-         * @throws IllegalStateException when it exits or does not answer within the start timeout; the
-         *     message holds the tail of its log
+         * @throws IllegalStateException when it exits or does not answer within the start timeout (the
+         *     message holds the tail of its log), or when the classpath's Jedis is older than Jedis 8 (the
+         *     message names the {@code jedis.version} property to set)
          */
         public RedisServer start() {
+            JedisRequirement.check();
             return new RedisServer(this).launchFirst();
         }
     }
