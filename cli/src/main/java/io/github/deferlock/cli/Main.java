@@ -35,7 +35,7 @@ import redis.clients.jedis.exceptions.JedisException;
         footerHeading = "%nExit codes:%n",
         footer = {
             "  0  done",
-            "  1  not found: a job, lock or dead letter named does not exist",
+            "  1  not found: a queue, job, lock or dead letter named does not exist",
             "  2  bad arguments; nothing was changed",
             "  3  Redis unreachable or refused a command (auth, NOPERM, timeout)",
             "  4  a defect of the tool"

@@ -39,6 +39,7 @@ final class CliConnectionIT {
             admin.aclSetUser(
                     "ops", "reset", "on", ">p@ss w0rd", "~deferlock:*", "~lock:*", "+@all", "-@admin", "-@dangerous");
             admin.aclSetUser("other", "reset", "on", ">x", "~other:*", "+@all");
+            admin.hset("deferlock:registry", "queue:q", Long.toString(System.currentTimeMillis())); // q exists
         }
         String hostPort =
                 server.hostAndPort().getHost() + ":" + server.hostAndPort().getPort();
@@ -61,13 +62,14 @@ final class CliConnectionIT {
                 new PrintWriter(new StringWriter()),
                 k -> k.equals(Main.REDIS_ENV) ? "redis://ops:p%40ss%20w0rd@" + hostPort : null);
         assertThat(code).isZero();
-        assertThat(out.toString().trim()).isEqualTo("[ ]");
+        assertThat(out.toString()).contains("\"name\" : \"q\"");
     }
 
     @Test
     void passwordFromTheEnvironmentOrAFile_replacesTheUrls(RedisServer server, @TempDir Path dir) throws IOException {
         try (Jedis admin = server.newConnection()) {
             admin.aclSetUser("ops2", "reset", "on", ">s3cret pass", "~deferlock:*", "~lock:*", "+@all", "-@admin");
+            admin.hset("deferlock:registry", "queue:q", Long.toString(System.currentTimeMillis())); // q exists
         }
         String url = "redis://ops2@" + server.hostAndPort().getHost() + ":" + server.port();
         String noPassword = "redis://ops2:wrong@" + server.hostAndPort().getHost() + ":" + server.port();
@@ -136,6 +138,9 @@ final class CliConnectionIT {
                 "-Djavax.net.ssl.trustStorePassword=changeit",
                 "-Djavax.net.ssl.trustStoreType=PKCS12");
         try (RedisServer good = tlsServer(dir, "good")) {
+            try (Jedis admin = good.newConnection()) { // queue 'tls' exists
+                admin.hset("deferlock:registry", "queue:tls", Long.toString(System.currentTimeMillis()));
+            }
             try (JvmProcess p = JvmProcess.start(
                     Main.class, jvm, "--redis", "rediss://127.0.0.1:" + good.tlsPort(), "queue", "stats", "tls")) {
                 assertThat(p.waitFor(Duration.ofSeconds(60)))
