@@ -20,7 +20,8 @@ final class DeadCommand {
     @Command(
             name = "list",
             mixinStandardHelpOptions = true,
-            description = "Lists a queue's dead letters, oldest first, a page at a time.")
+            description =
+                    "Lists a queue's dead letters, oldest first, a page at a time. Exits 1 for a queue that never held a job and no worker announced.")
     int list(
             @Parameters(paramLabel = "NAME", description = "the queue name") String name,
             @Option(
@@ -37,6 +38,9 @@ final class DeadCommand {
                                     + " (default: ${DEFAULT-VALUE})")
                     int limit) {
         Session s = main.session;
+        if (s.existingQueue(name).isEmpty()) {
+            return ExitCode.NOT_FOUND;
+        }
         DeadLetterPage page = s.inspector().deadLetters(name, offset, limit);
         if (s.json()) {
             s.printJson(JsonViews.deadPage(page));

@@ -5,7 +5,8 @@ package io.github.deferlock.cli;
  *
  * <ul>
  *   <li>{@value #OK} — done;
- *   <li>{@value #NOT_FOUND} — something named on the command line does not exist: the job, the lock, or (for
+ *   <li>{@value #NOT_FOUND} — something named on the command line does not exist: the queue (for {@code queue
+ *       stats} and {@code dead list}: it never held a job and no worker announced it), the job, the lock, or (for
  *       {@code dead requeue|purge}) at least one id is not a dead letter; the other ids were still handled;
  *   <li>{@value #USAGE} — bad arguments or options (an unknown command, a missing name, an invalid queue
  *       name, a requeue-all without the right {@code --confirm}); nothing was changed;

@@ -3,6 +3,7 @@ package io.github.deferlock.cli;
 import io.github.deferlock.inspect.InspectException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -34,7 +35,7 @@ import redis.clients.jedis.exceptions.JedisException;
         footerHeading = "%nExit codes:%n",
         footer = {
             "  0  done",
-            "  1  not found: a job, lock or dead letter named does not exist",
+            "  1  not found: a queue, job, lock or dead letter named does not exist",
             "  2  bad arguments; nothing was changed",
             "  3  Redis unreachable or refused a command (auth, NOPERM, timeout)",
             "  4  a defect of the tool"
@@ -42,6 +43,8 @@ import redis.clients.jedis.exceptions.JedisException;
 public final class Main implements Callable<Integer> {
     /** The environment variable that gives {@code --redis} its default. */
     static final String REDIS_ENV = "DEFERLOCK_REDIS";
+    /** The environment variable holding the Redis password, instead of the URL's. */
+    static final String REDIS_PASSWORD_ENV = "DEFERLOCK_REDIS_PASSWORD";
 
     @Option(
             names = "--redis",
@@ -50,6 +53,14 @@ public final class Main implements Callable<Integer> {
             description = "redis://[user:password@]host:port[/db], or rediss:// for TLS (default: $" + REDIS_ENV
                     + ", else redis://localhost:6379)")
     String redis;
+
+    @Option(
+            names = "--redis-password-file",
+            scope = ScopeType.INHERIT,
+            paramLabel = "FILE",
+            description = "read the Redis password from FILE (one trailing line break ignored) instead of the URL;"
+                    + " else $" + REDIS_PASSWORD_ENV + " when set. Keeps it out of the process list.")
+    Path redisPasswordFile;
 
     @Option(
             names = "--cluster",
@@ -95,7 +106,7 @@ public final class Main implements Callable<Integer> {
     /**
      * Runs the tool.
      *
-     * @param env the environment ({@value #REDIS_ENV})
+     * @param env the environment ({@value #REDIS_ENV}, {@value #REDIS_PASSWORD_ENV})
      * @return the exit code
      */
     static int run(String[] args, PrintWriter out, PrintWriter err, UnaryOperator<String> env) {

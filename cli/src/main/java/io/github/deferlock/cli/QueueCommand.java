@@ -2,6 +2,7 @@ package io.github.deferlock.cli;
 
 import io.github.deferlock.delay.QueueStats;
 import java.util.List;
+import java.util.Optional;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
@@ -16,10 +17,14 @@ final class QueueCommand {
             name = "stats",
             mixinStandardHelpOptions = true,
             description =
-                    "Shows a queue's counts, read in one call: waiting (in the due set, including those scheduled later), due (their time has come), in flight, dead, and how long the oldest due job has waited.")
+                    "Shows a queue's counts, read in one call: waiting (in the due set, including those scheduled later), due (their time has come), in flight, dead, and how long the oldest due job has waited. Exits 1 for a queue that never held a job and no worker announced.")
     int stats(@Parameters(paramLabel = "NAME", description = "the queue name") String name) {
         Session s = main.session;
-        QueueStats q = s.inspector().queueStats(name);
+        Optional<QueueStats> stats = s.existingQueue(name);
+        if (stats.isEmpty()) {
+            return ExitCode.NOT_FOUND;
+        }
+        QueueStats q = stats.get();
         if (s.json()) {
             s.printJson(JsonViews.stats(q));
             return ExitCode.OK;

@@ -4,8 +4,11 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.github.deferlock.delay.QueueStats;
 import io.github.deferlock.inspect.Inspector;
+import io.github.deferlock.inspect.RedisUrl;
 import java.io.PrintWriter;
+import java.util.Optional;
 import java.util.function.UnaryOperator;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -45,6 +48,7 @@ final class Session implements AutoCloseable {
     /** The inspector over the {@code --redis} client. */
     Inspector inspector() {
         if (inspector == null) {
+            String source = options.redis != null ? "--redis" : "$" + Main.REDIS_ENV;
             String url = options.redis != null ? options.redis : env.apply(Main.REDIS_ENV);
             if (url == null || url.isBlank()) {
                 url = "redis://localhost:6379";
@@ -52,7 +56,14 @@ final class Session implements AutoCloseable {
             if (options.timeoutMillis < 1) {
                 throw new UsageException("--timeout must be at least 1, not " + options.timeoutMillis);
             }
-            client = RedisUrl.open(url, options.cluster, options.timeoutMillis);
+            RedisUrl target = RedisUrl.parse(source, url);
+            String password = options.redisPasswordFile != null
+                    ? RedisUrl.readPasswordFile("--redis-password-file", options.redisPasswordFile)
+                    : env.apply(Main.REDIS_PASSWORD_ENV);
+            if (password != null) {
+                target = target.withPassword(password);
+            }
+            client = target.open(options.cluster, options.timeoutMillis);
             inspector =
                     Inspector.builder(client).lockPrefixes(options.lockPrefixes).build();
         }
@@ -71,6 +82,20 @@ final class Session implements AutoCloseable {
     /** A new JSON object. */
     static com.fasterxml.jackson.databind.node.ObjectNode object() {
         return JSON.createObjectNode();
+    }
+
+    /**
+     * The stats of {@code queue}, or empty after printing "no queue" when it does not exist ({@link
+     * Inspector#queueExists}): the caller then returns {@link ExitCode#NOT_FOUND}.
+     */
+    Optional<QueueStats> existingQueue(String queue) {
+        QueueStats stats = inspector().queueStats(queue);
+        if (inspector().queueExists(stats)) {
+            return Optional.of(stats);
+        }
+        notFound("no queue '" + Text.safe(queue)
+                + "': it never held a job and no worker announced it (`deferlock queues` lists the known ones)");
+        return Optional.empty();
     }
 
     /** Prints a "not found" message on stderr and returns {@link ExitCode#NOT_FOUND}. */

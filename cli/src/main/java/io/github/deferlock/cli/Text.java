@@ -1,5 +1,6 @@
 package io.github.deferlock.cli;
 
+import io.github.deferlock.inspect.OpsText;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -7,35 +8,15 @@ import java.util.List;
 /**
  * Text output for a terminal. Names, payloads and error texts are attacker input: {@link #safe} escapes every
  * control and format character (ANSI escapes, CR/LF, bidi overrides) so nothing printed can move the cursor,
- * recolour the terminal or disguise itself. Stateless.
+ * recolour the terminal or disguise itself; the rule is {@link OpsText#safe}, which the dashboard's audit log
+ * shares. Stateless.
  */
 final class Text {
     private Text() {}
 
-    /** {@code s} with backslash, control and format characters written as Java escapes. */
+    /** {@code s} with backslash, control and format characters written as Java escapes ({@link OpsText#safe}). */
     static String safe(String s) {
-        StringBuilder b = new StringBuilder(s.length() + 8);
-        s.codePoints().forEach(c -> {
-            switch (c) {
-                case '\\' -> b.append("\\\\");
-                case '\n' -> b.append("\\n");
-                case '\r' -> b.append("\\r");
-                case '\t' -> b.append("\\t");
-                default -> {
-                    int type = Character.getType(c);
-                    if (Character.isISOControl(c)
-                            || type == Character.FORMAT
-                            || type == Character.SURROGATE
-                            || type == Character.LINE_SEPARATOR
-                            || type == Character.PARAGRAPH_SEPARATOR) {
-                        b.append(String.format("\\u%04X", c));
-                    } else {
-                        b.appendCodePoint(c);
-                    }
-                }
-            }
-        });
-        return b.toString();
+        return OpsText.safe(s);
     }
 
     /** {@link #safe} text cut to {@code max} characters, with "…" when cut. */

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;
 
 /** {@code --redis}: credentials in the URL, ACL refusals, and TLS with host-name verification (issue 17). */
@@ -38,6 +39,7 @@ final class CliConnectionIT {
             admin.aclSetUser(
                     "ops", "reset", "on", ">p@ss w0rd", "~deferlock:*", "~lock:*", "+@all", "-@admin", "-@dangerous");
             admin.aclSetUser("other", "reset", "on", ">x", "~other:*", "+@all");
+            admin.hset("deferlock:registry", "queue:q", Long.toString(System.currentTimeMillis())); // q exists
         }
         String hostPort =
                 server.hostAndPort().getHost() + ":" + server.hostAndPort().getPort();
@@ -60,7 +62,34 @@ final class CliConnectionIT {
                 new PrintWriter(new StringWriter()),
                 k -> k.equals(Main.REDIS_ENV) ? "redis://ops:p%40ss%20w0rd@" + hostPort : null);
         assertThat(code).isZero();
-        assertThat(out.toString().trim()).isEqualTo("[ ]");
+        assertThat(out.toString()).contains("\"name\" : \"q\"");
+    }
+
+    @Test
+    void passwordFromTheEnvironmentOrAFile_replacesTheUrls(RedisServer server, @TempDir Path dir) throws IOException {
+        try (Jedis admin = server.newConnection()) {
+            admin.aclSetUser("ops2", "reset", "on", ">s3cret pass", "~deferlock:*", "~lock:*", "+@all", "-@admin");
+            admin.hset("deferlock:registry", "queue:q", Long.toString(System.currentTimeMillis())); // q exists
+        }
+        String url = "redis://ops2@" + server.hostAndPort().getHost() + ":" + server.port();
+        String noPassword = "redis://ops2:wrong@" + server.hostAndPort().getHost() + ":" + server.port();
+        Path file = Files.writeString(dir.resolve("pw"), "s3cret pass\n");
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+
+        int fromEnv = Main.run(
+                new String[] {"--redis", noPassword, "queue", "stats", "q", "--json"},
+                new PrintWriter(out),
+                new PrintWriter(err),
+                k -> k.equals(Main.REDIS_PASSWORD_ENV) ? "s3cret pass" : null);
+        Result fromFile = run("--redis", noPassword, "--redis-password-file", file.toString(), "queues");
+        Result missing =
+                run("--redis", url, "--redis-password-file", dir.resolve("none").toString(), "queues");
+
+        assertThat(fromEnv).as(err.toString()).isEqualTo(ExitCode.OK);
+        assertThat(fromFile.code()).as(fromFile.err()).isEqualTo(ExitCode.OK);
+        assertThat(missing.code()).isEqualTo(ExitCode.USAGE);
+        assertThat(missing.err()).contains("--redis-password-file: cannot read").doesNotContain("s3cret");
     }
 
     @Test
@@ -109,6 +138,9 @@ final class CliConnectionIT {
                 "-Djavax.net.ssl.trustStorePassword=changeit",
                 "-Djavax.net.ssl.trustStoreType=PKCS12");
         try (RedisServer good = tlsServer(dir, "good")) {
+            try (Jedis admin = good.newConnection()) { // queue 'tls' exists
+                admin.hset("deferlock:registry", "queue:tls", Long.toString(System.currentTimeMillis()));
+            }
             try (JvmProcess p = JvmProcess.start(
                     Main.class, jvm, "--redis", "rediss://127.0.0.1:" + good.tlsPort(), "queue", "stats", "tls")) {
                 assertThat(p.waitFor(Duration.ofSeconds(60)))

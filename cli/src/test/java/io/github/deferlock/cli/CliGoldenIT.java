@@ -139,8 +139,20 @@ final class CliGoldenIT {
     void queueStats() {
         run("queue", "stats", "emails");
         run("queue", "stats", "emails", "--json");
-        run("queue", "stats", "nothing-here");
         matchesGolden("queue-stats");
+    }
+
+    @Test
+    void unknownQueue_exits1WithAMessage_whileARegisteredEmptyQueueShowsZeros(RedisClient redis) {
+        redis.hset("deferlock:registry", "queue:idle", Long.toString(System.currentTimeMillis()));
+
+        assertThat(run("queue", "stats", "nothing-here")).isEqualTo(ExitCode.NOT_FOUND);
+        assertThat(run("queue", "stats", "nothing-here", "--json")).isEqualTo(ExitCode.NOT_FOUND);
+        assertThat(run("dead", "list", "nothing-here")).isEqualTo(ExitCode.NOT_FOUND);
+        assertThat(run("dead", "list", "nothing-here", "--json")).isEqualTo(ExitCode.NOT_FOUND);
+        assertThat(run("queue", "stats", "idle")).isEqualTo(ExitCode.OK);
+        assertThat(run("dead", "list", "idle")).isEqualTo(ExitCode.OK);
+        matchesGolden("unknown-queue");
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.github.deferlock.dashboard;
 
+import io.github.deferlock.inspect.OpsText;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
@@ -12,8 +13,10 @@ import java.util.Objects;
  * @param actor who: {@code "token"}, the basic-auth user, or {@code "anonymous"} for a refused request
  * @param remoteAddress the client address the servlet container reports
  * @param action {@code "requeue"}, {@code "purge"}, {@code "cancel"} or {@code "requeue-all"}
- * @param queue the queue acted on (as the request named it)
- * @param ids the job ids the request named (empty for requeue-all)
+ * @param queue the queue acted on, as the request named it, also when refused (empty when the body named none or
+ *     was not JSON)
+ * @param ids the job ids the request named, also when refused (empty for requeue-all, or when the body named
+ *     none or was not JSON)
  * @param outcome what happened: e.g. {@code "done 3, missing 1"}, or {@code "refused: <reason>"}
  */
 public record ActionRecord(
@@ -27,5 +30,27 @@ public record ActionRecord(
         Objects.requireNonNull(queue, "queue cannot be null");
         ids = List.copyOf(ids);
         Objects.requireNonNull(outcome, "outcome cannot be null");
+    }
+
+    /**
+     * The record as the default audit log writes it, on one line: {@code action=… actor=… from=… queue=…
+     * ids=[…] outcome=…}. Queue names, ids and outcomes may hold CR/LF or terminal escapes (docs/names.md), so
+     * every text is escaped as the CLI escapes its output ({@link OpsText#safe}): no record can forge a line.
+     */
+    public String logLine() {
+        StringBuilder b = new StringBuilder(64)
+                .append("action=")
+                .append(OpsText.safe(action))
+                .append(" actor=")
+                .append(OpsText.safe(actor))
+                .append(" from=")
+                .append(OpsText.safe(remoteAddress))
+                .append(" queue=")
+                .append(OpsText.safe(queue))
+                .append(" ids=[");
+        for (int i = 0; i < ids.size(); i++) {
+            b.append(i == 0 ? "" : ", ").append(OpsText.safe(ids.get(i)));
+        }
+        return b.append("] outcome=").append(OpsText.safe(outcome)).toString();
     }
 }

@@ -162,14 +162,7 @@ public final class DashboardServlet extends HttpServlet {
 
     private static void logAction(ActionRecord r) {
         Logger audit = LoggerFactory.getLogger("io.github.deferlock.dashboard.audit");
-        audit.info(
-                "action={} actor={} from={} queue={} ids={} outcome={}",
-                r.action(),
-                r.actor(),
-                r.remoteAddress(),
-                r.queue(),
-                r.ids(),
-                r.outcome());
+        audit.info("{}", r.logLine());
     }
 
     /**

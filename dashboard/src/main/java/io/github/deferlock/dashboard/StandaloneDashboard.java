@@ -4,7 +4,6 @@ import io.github.deferlock.dashboard.internal.StandaloneOptions;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.util.Map;
-import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -14,6 +13,9 @@ import redis.clients.jedis.UnifiedJedis;
 public final class StandaloneDashboard {
 
     private static final String JETTY_LOG_LEVEL = "org.slf4j.simpleLogger.log.org.eclipse.jetty";
+
+    /** Connect and read timeout of the dashboard's Redis client. */
+    private static final int REDIS_TIMEOUT_MILLIS = 2000;
 
     private StandaloneDashboard() {}
 
@@ -32,7 +34,7 @@ public final class StandaloneDashboard {
         }
     }
 
-    private static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err)
+    static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err)
             throws InterruptedException {
         StandaloneOptions options;
         try {
@@ -46,7 +48,7 @@ public final class StandaloneDashboard {
             out.print(StandaloneOptions.USAGE);
             return 0;
         }
-        UnifiedJedis redis = RedisClient.create(options.redis());
+        UnifiedJedis redis = options.redis().open(false, REDIS_TIMEOUT_MILLIS);
         DashboardServlet.Builder builder = DashboardServlet.builder(redis).refreshInterval(options.refresh());
         if (options.actions() != null) {
             builder.actions(options.actions());

@@ -251,6 +251,21 @@ final class DashboardHttpIT {
                 assertThat(r.outcome()).startsWith("refused: ");
                 assertThat(r.action()).isEqualTo("requeue");
             });
+            // docs/dashboard.md: a refused action is logged with the queue and ids it named (JSON bodies)
+            assertThat(d.audit)
+                    .filteredOn(r -> !r.outcome().contains("JSON body"))
+                    .hasSize(5)
+                    .allSatisfy(r -> {
+                        assertThat(r.queue()).isEqualTo("orders");
+                        assertThat(r.ids()).containsExactly("dead-1");
+                    });
+            assertThat(d.audit)
+                    .filteredOn(r -> r.outcome().contains("JSON body"))
+                    .singleElement()
+                    .satisfies(r -> {
+                        assertThat(r.queue()).isEmpty();
+                        assertThat(r.ids()).isEmpty();
+                    });
         }
     }
 

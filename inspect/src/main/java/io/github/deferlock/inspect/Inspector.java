@@ -197,6 +197,31 @@ public final class Inspector {
     }
 
     /**
+     * Whether {@code queue} exists: it announced itself in the registry (a worker or deferral worker ran, at
+     * any time since the entry was last cleaned) or it holds or ever held a job ({@link QueueStats#enqueued()},
+     * or any job due, in flight or dead). A name that is neither is most likely a typo: the ops tools say so
+     * rather than show zeros. One stats script call, then up to one {@code HMGET} of the registry.
+     *
+     * @param stats the queue's stats, read just before
+     * @throws IllegalArgumentException when {@code stats} is of another queue
+     * @throws InspectException when Redis fails
+     */
+    public boolean queueExists(QueueStats stats) {
+        Require.notNull("stats", stats);
+        if (stats.enqueued() > 0 || stats.waiting() > 0 || stats.inFlight() > 0 || stats.dead() > 0) {
+            return true;
+        }
+        String queue = stats.queue();
+        List<byte[]> found = call(
+                "read the registry " + Registry.QUEUE_REGISTRY,
+                () -> redis.hmget(
+                        bytes(Registry.QUEUE_REGISTRY),
+                        bytes(Registry.field(Registry.Kind.QUEUE, queue)),
+                        bytes(Registry.field(Registry.Kind.DEFERRALS, queue))));
+        return found.stream().anyMatch(v -> v != null);
+    }
+
+    /**
      * A page of a queue's dead letters, oldest first.
      *
      * @param offset how many of the oldest to skip, at least 0

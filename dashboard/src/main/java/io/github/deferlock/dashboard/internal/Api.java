@@ -111,13 +111,22 @@ public final class Api {
         try {
             actor = guard.admit(request);
         } catch (HttpError e) {
-            record(request, claimedActor(request), action, "", List.of(), "refused: " + e.getMessage());
+            JsonNode claimed = claimedBody(request);
+            record(
+                    request,
+                    claimedActor(request),
+                    action,
+                    claimedQueue(claimed),
+                    claimedIds(claimed),
+                    "refused: " + e.getMessage());
             throw e;
         }
         String queue = "";
         List<String> ids = List.of();
         try {
             JsonNode body = readBody(request);
+            queue = claimedQueue(body); // what the request named, for the audit log even when refused below
+            ids = claimedIds(body);
             queue = text(body, "queue");
             Object result =
                     switch (action) {
@@ -287,6 +296,53 @@ public final class Api {
         out.put("prefix", page.prefix());
         out.put("locks", locks);
         out.put("more", page.more());
+        return out;
+    }
+
+    /**
+     * The JSON body of a request refused before it was read, for the audit log; null when it is not a JSON
+     * object (or over {@link #MAX_BODY}). Nothing in it is acted on.
+     */
+    private JsonNode claimedBody(HttpServletRequest request) {
+        try {
+            return readBody(request);
+        } catch (IOException | RuntimeException e) { // HttpError included: not JSON, or too long
+            return null;
+        }
+    }
+
+    /** The queue a body names, as given (empty when none is a string), for the audit log. */
+    private static String claimedQueue(JsonNode body) {
+        JsonNode queue = body == null ? null : body.get("queue");
+        return queue != null && queue.isTextual() ? queue.asText() : "";
+    }
+
+    /**
+     * The ids a body names ({@code ids}, or {@code id} for cancel), as given, for the audit log: the string
+     * elements, at most {@link #MAX_IDS} of them, then one {@code "… and N more"}.
+     */
+    private static List<String> claimedIds(JsonNode body) {
+        if (body == null) {
+            return List.of();
+        }
+        JsonNode id = body.get("id");
+        if (id != null && id.isTextual()) {
+            return List.of(id.asText());
+        }
+        JsonNode ids = body.get("ids");
+        if (ids == null || !ids.isArray()) {
+            return List.of();
+        }
+        List<String> out = new ArrayList<>();
+        for (JsonNode i : ids) {
+            if (out.size() == MAX_IDS) {
+                out.add("… and " + (ids.size() - MAX_IDS) + " more");
+                break;
+            }
+            if (i.isTextual()) {
+                out.add(i.asText());
+            }
+        }
         return out;
     }
 

@@ -1,7 +1,8 @@
 package io.github.deferlock.dashboard.internal;
 
 import io.github.deferlock.dashboard.ActionAuth;
-import java.net.URI;
+import io.github.deferlock.inspect.RedisUrl;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 
@@ -9,15 +10,19 @@ import java.util.Map;
  * The standalone dashboard's command line. Secrets come from the environment, never from arguments (which
  * other users of the machine can read). Immutable.
  *
- * @param redis the Redis URI
+ * @param redis the Redis URL, with the password of {@code --redis-password-file} or {@code
+ *     $DEFERLOCK_REDIS_PASSWORD} when given
  * @param host the address to listen on
  * @param port the port (0: a free one)
  * @param actions the action credentials, or null for read-only
  * @param refresh the refresh interval
  * @param help whether {@code --help} was given (nothing else is then checked)
  */
-public record StandaloneOptions(URI redis, String host, int port, ActionAuth actions, Duration refresh, boolean help) {
+public record StandaloneOptions(
+        RedisUrl redis, String host, int port, ActionAuth actions, Duration refresh, boolean help) {
 
+    /** The environment variable holding the Redis password (the CLI reads the same). */
+    public static final String REDIS_PASSWORD_ENV = "DEFERLOCK_REDIS_PASSWORD";
     /** The environment variable holding the token of {@code --actions token}. */
     public static final String TOKEN_ENV = "DEFERLOCK_DASHBOARD_TOKEN";
     /** The environment variable holding the user of {@code --actions basic}. */
@@ -27,9 +32,13 @@ public record StandaloneOptions(URI redis, String host, int port, ActionAuth act
 
     /** The text of {@code --help}. */
     public static final String USAGE = """
-            Usage: java -jar deferlock-dashboard-<version>-all.jar --redis URI [options]
+            Usage: java -jar deferlock-dashboard-<version>-all.jar --redis URL [options]
 
-              --redis URI          redis://[user:password@]host:port[/db], or rediss:// for TLS (required)
+              --redis URL          redis://[user:password@]host:port[/db], or rediss:// for TLS (required);
+                                   leave the password out of it: anyone on the machine can read arguments
+              --redis-password-file FILE
+                                   the Redis password, read from FILE (one trailing line break ignored);
+                                   else $DEFERLOCK_REDIS_PASSWORD when set, else the URL's
               --port N             HTTP port (default 8080; 0 picks a free one)
               --host ADDRESS       address to listen on (default 127.0.0.1; 0.0.0.0 for every interface:
                                    reads are not authenticated, so put a proxy with a login in front)
@@ -51,7 +60,8 @@ public record StandaloneOptions(URI redis, String host, int port, ActionAuth act
      * @throws IllegalArgumentException with a one-line message for bad or missing options
      */
     public static StandaloneOptions parse(String[] args, Map<String, String> env) {
-        URI redis = null;
+        RedisUrl redis = null;
+        Path passwordFile = null;
         String host = "127.0.0.1";
         int port = 8080;
         String actions = null;
@@ -67,7 +77,8 @@ public record StandaloneOptions(URI redis, String host, int port, ActionAuth act
             }
             String value = args[++i];
             switch (option) {
-                case "--redis" -> redis = redisUri(value);
+                case "--redis" -> redis = RedisUrl.parse("--redis", value);
+                case "--redis-password-file" -> passwordFile = Path.of(value);
                 case "--port" -> port = integer(option, value, 0, 65535);
                 case "--host" -> host = value;
                 case "--actions" -> actions = value;
@@ -77,6 +88,12 @@ public record StandaloneOptions(URI redis, String host, int port, ActionAuth act
         }
         if (redis == null) {
             throw new IllegalArgumentException("--redis is required, e.g. --redis redis://127.0.0.1:6379");
+        }
+        String password = passwordFile != null
+                ? RedisUrl.readPasswordFile("--redis-password-file", passwordFile)
+                : env.get(REDIS_PASSWORD_ENV);
+        if (password != null) {
+            redis = redis.withPassword(password);
         }
         return new StandaloneOptions(redis, host, port, auth(actions, env), refresh, false);
     }
@@ -107,19 +124,6 @@ public record StandaloneOptions(URI redis, String host, int port, ActionAuth act
         }
     }
 
-    private static URI redisUri(String value) {
-        URI uri;
-        try {
-            uri = URI.create(value);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--redis is not a URI: " + value);
-        }
-        if (!"redis".equals(uri.getScheme()) && !"rediss".equals(uri.getScheme()) || uri.getHost() == null) {
-            throw new IllegalArgumentException("--redis must be redis://host:port or rediss://host:port, not " + value);
-        }
-        return uri;
-    }
-
     private static int integer(String option, String value, int min, int max) {
         try {
             int n = Integer.parseInt(value);
@@ -147,8 +151,7 @@ public record StandaloneOptions(URI redis, String host, int port, ActionAuth act
     /** The options as the start line shows them: no secrets, no Redis password. */
     @Override
     public String toString() {
-        String where = redis == null ? "" : redis.getScheme() + "://" + redis.getHost() + ":" + redis.getPort();
-        return "redis " + where + ", http://" + host + ":" + port + ", "
+        return "redis " + redis + ", http://" + host + ":" + port + ", "
                 + (actions == null ? "read-only" : "actions with " + actions.scheme()) + ", refresh " + refresh;
     }
 }

@@ -3,9 +3,12 @@ package io.github.deferlock.dashboard.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 final class StandaloneOptionsTest {
 
@@ -17,7 +20,7 @@ final class StandaloneOptionsTest {
     void defaults_areLoopbackPort8080ReadOnly() {
         StandaloneOptions o = parse(Map.of(), "--redis", "redis://10.0.0.5:6380");
 
-        assertThat(o.redis().getPort()).isEqualTo(6380);
+        assertThat(o.redis().port()).isEqualTo(6380);
         assertThat(o.host()).isEqualTo("127.0.0.1");
         assertThat(o.port()).isEqualTo(8080);
         assertThat(o.actions()).isNull();
@@ -49,6 +52,43 @@ final class StandaloneOptionsTest {
         assertThat(token.refresh()).isEqualTo(Duration.ofMillis(500));
         assertThat(basic.actions().authenticate("Basic b3BzOnMzY3JldC1wYXNz")).contains("ops");
         assertThat(basic.toString()).doesNotContain("pw").doesNotContain("s3cret");
+    }
+
+    @Test
+    void redisPassword_fromAFileOrTheEnvironment_replacesTheUrls(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("pw"), "from-file\n");
+
+        StandaloneOptions fromFile = parse(
+                Map.of(StandaloneOptions.REDIS_PASSWORD_ENV, "from-env"),
+                "--redis",
+                "redis://ops@10.0.0.5:6380",
+                "--redis-password-file",
+                file.toString());
+        StandaloneOptions fromEnv =
+                parse(Map.of(StandaloneOptions.REDIS_PASSWORD_ENV, "from-env"), "--redis", "redis://10.0.0.5:6380/2");
+        StandaloneOptions none = parse(Map.of(), "--redis", "redis://10.0.0.5:6380");
+
+        assertThat(fromFile.redis().hasPassword()).isTrue();
+        assertThat(fromEnv.redis().hasPassword()).isTrue();
+        assertThat(none.redis().hasPassword()).isFalse();
+        assertThat(fromFile + " " + fromEnv).doesNotContain("from-");
+        assertThat(fromEnv.toString()).startsWith("redis redis://***@10.0.0.5:6380/2, ");
+        assertThatThrownBy(() -> parse(
+                        Map.of(),
+                        "--redis",
+                        "redis://h:1",
+                        "--redis-password-file",
+                        dir.resolve("none").toString()))
+                .hasMessageStartingWith("--redis-password-file: cannot read ");
+        assertThat(StandaloneOptions.USAGE).contains("--redis-password-file").contains("DEFERLOCK_REDIS_PASSWORD");
+    }
+
+    @Test
+    void badUrl_namesTheFormHelpDocuments_withTheUserInfoMasked() {
+        assertThatThrownBy(() -> parse(Map.of(), "--redis", "redis://u:secret@h"))
+                .hasMessage("--redis: expected redis://[user:password@]host:port[/db] or rediss://…, not"
+                        + " redis://***@h: no port");
+        assertThat(StandaloneOptions.USAGE).contains("redis://[user:password@]host:port[/db]");
     }
 
     @Test
