@@ -2,7 +2,7 @@
  * Redis plumbing written once for the deferlock modules: names and key layout, argument rules, scripts (with
  * Lua includes), the replicated call, the topology, the notice bus and the retry policy. Nothing here is API:
  * the one package is exported only to the modules that share it (the lock, delay and conflict modules, and
- * the broker adapters for {@code Require}).
+ * the consumer core and the broker adapters for {@code Require}).
  */
 module io.github.deferlock.redis {
     requires transitive redis.clients.jedis;
@@ -12,6 +12,8 @@ module io.github.deferlock.redis {
             io.github.deferlock.lock,
             io.github.deferlock.delay,
             io.github.deferlock.conflict,
+            io.github.deferlock.consumer,
+            io.github.deferlock.kafka,
             io.github.deferlock.streams,
             io.github.deferlock.rabbitmq,
             io.github.deferlock.inspect,

@@ -1,14 +1,18 @@
 package io.github.deferlock.kafka;
 
 import com.fasterxml.jackson.core.type.TypeReference;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.ObjectReader;
 import io.github.deferlock.conflict.ConflictAwareHandler;
-import io.github.deferlock.conflict.Outcome;
+import io.github.deferlock.consumer.ConsumerBuilder;
+import io.github.deferlock.consumer.ConsumerSettings;
+import io.github.deferlock.consumer.internal.DeliveryRunner;
+import io.github.deferlock.consumer.internal.GuardedListener;
+import io.github.deferlock.consumer.internal.HandlerThreads;
+import io.github.deferlock.consumer.internal.InFlight;
+import io.github.deferlock.consumer.internal.KeyedLanes;
+import io.github.deferlock.consumer.internal.Lifecycle;
+import io.github.deferlock.consumer.internal.PayloadReader;
 import io.github.deferlock.kafka.internal.OffsetTracker;
-import java.io.IOException;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
+import io.github.deferlock.redis.internal.Require;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,14 +21,9 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -87,11 +86,15 @@ import org.slf4j.LoggerFactory;
  * from the first record that was not done (records done after it come back as {@code DUPLICATE}s). Partitions
  * <em>lost</em> (the session expired) are dropped without a commit.
  *
- * <p><b>Failures.</b> When {@code handle} throws (the handler failed, the lock was lost, Redis was down, or a
- * THROW/SLEEP_RETRY conflict), the record is tried again on its thread after a backoff (100 ms doubling to 5 s),
- * which keeps the per-key order; on attempt {@code maxAttempts} it is written to the dead-letter topic (default
- * {@code <topic>.dead}, same key and value, headers {@value #REASON_HEADER}, {@value #SOURCE_HEADER}) and counts
- * as done. A value that does not decode as JSON of the message type is dead-lettered at once.
+ * <p><b>Failures.</b> When a lock or deferral call cannot reach Redis (unreachable, {@code LOADING}, a failover),
+ * the record waits on its thread and is tried again once Redis answers; the other handler threads pause meanwhile
+ * and the poller pauses its partitions once {@code maxInFlight} records wait. That never costs an attempt, never
+ * dead-letters the record, and its offset is not committed past it. When the handler itself throws (or the lock
+ * was lost, or a THROW/SLEEP_RETRY conflict), the record uses an attempt and is tried again on its thread after
+ * {@code retryBackoff} (default 100 ms doubling to 5 s), which keeps the per-key order; on attempt {@code
+ * maxAttempts} it is written to the dead-letter topic (default {@code <topic>.dead}, same key and value, headers
+ * {@value #REASON_HEADER}, {@value #SOURCE_HEADER}) and counts as done. A value that does not decode as JSON of
+ * the message type is dead-lettered at once.
  *
  * <p><b>Broker restarts.</b> The Kafka client reconnects by itself; the poller keeps polling, failed async
  * commits are retried at the next interval, and handler threads go on with what they have. Nothing is rebuilt.
@@ -124,24 +127,20 @@ public final class TopicConsumer<M> implements AutoCloseable {
     private final Map<String, Object> consumerConfig;
     private final Map<String, Object> producerConfig;
     private final String topic;
-    private final ConflictAwareHandler<M> handler;
-    private final ObjectReader reader;
-    private final int concurrency;
-    private final boolean virtualThreads;
+    private final ConsumerSettings<M> settings;
+    private final PayloadReader<M> payloads;
+    private final DeliveryRunner<M> runner;
     private final int maxInFlight;
     private final long commitIntervalNanos;
     private final Duration revokeTimeout;
-    private final int maxAttempts;
     private final String deadLetterTopic;
-    private final TopicListener listener;
+    private final GuardedListener<TopicListener> listener;
     private final String name;
-    private final AtomicBoolean started = new AtomicBoolean();
-    private final AtomicBoolean closed = new AtomicBoolean();
+    private final Lifecycle lifecycle;
     private final Map<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
     private final AtomicInteger inFlight = new AtomicInteger();
-    private final AtomicInteger active = new AtomicInteger();
-    private final Object idle = new Object();
-    private final List<BlockingQueue<Work>> lanes = new ArrayList<>();
+    private final InFlight active = new InFlight();
+    private KeyedLanes<Work> lanes;
     private volatile boolean running;
     private volatile long closeDeadline;
     private volatile boolean drainedInTime = true;
@@ -152,22 +151,17 @@ public final class TopicConsumer<M> implements AutoCloseable {
 
     private TopicConsumer(Builder<M> b) {
         this.topic = b.topic;
-        this.handler = b.handler;
-        ObjectMapper mapper = b.mapper == null ? new ObjectMapper() : b.mapper;
-        this.reader = b.typeRef != null ? mapper.readerFor(b.typeRef) : mapper.readerFor(b.type);
-        this.concurrency = b.concurrency == 0 ? 4 : b.concurrency;
-        this.virtualThreads = Boolean.TRUE.equals(b.virtual);
-        if (virtualThreads && Runtime.version().feature() < 21) {
-            throw new UnsupportedOperationException("virtual threads need Java 21 or newer, this is Java "
-                    + Runtime.version().feature());
-        }
-        this.maxInFlight = b.maxInFlight == 0 ? 1_000 : b.maxInFlight;
-        this.commitIntervalNanos = (b.commitInterval == null ? Duration.ofSeconds(1) : b.commitInterval).toNanos();
-        this.revokeTimeout = b.revokeTimeout == null ? Duration.ofSeconds(10) : b.revokeTimeout;
-        this.maxAttempts = b.maxAttempts == 0 ? 5 : b.maxAttempts;
-        this.deadLetterTopic = b.deadLetterTopic == null ? topic + ".dead" : b.deadLetterTopic;
-        this.listener = b.listener == null ? new TopicListener() {} : b.listener;
+        this.settings = b.settings();
+        this.payloads = new PayloadReader<>(settings.reader());
+        this.listener = new GuardedListener<>(Require.orDefault(b.listener, new TopicListener() {}));
+        this.runner = new DeliveryRunner<>(settings, listener, "topic '" + topic + "'");
+        this.maxInFlight = Require.orDefault(b.maxInFlight, 1_000);
+        this.commitIntervalNanos =
+                Require.orDefault(b.commitInterval, Duration.ofSeconds(1)).toNanos();
+        this.revokeTimeout = Require.orDefault(b.revokeTimeout, Duration.ofSeconds(10));
+        this.deadLetterTopic = Require.orDefault(b.deadLetterTopic, topic + ".dead");
         this.name = "deferlock-kafka-" + topic + "-" + SERIAL.incrementAndGet();
+        this.lifecycle = new Lifecycle("consumer of topic '" + topic + "'");
         this.consumerConfig = new HashMap<>(b.config);
         consumerConfig.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         consumerConfig.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
@@ -201,14 +195,12 @@ public final class TopicConsumer<M> implements AutoCloseable {
      */
     public static <M> Builder<M> builder(
             Map<String, Object> kafkaConfig, String topic, Class<M> type, ConflictAwareHandler<M> handler) {
-        Objects.requireNonNull(type, "type cannot be null");
         return new Builder<>(kafkaConfig, topic, type, null, handler);
     }
 
     /** Like {@link #builder(Map, String, Class, ConflictAwareHandler)} for a generic type. */
     public static <M> Builder<M> builder(
             Map<String, Object> kafkaConfig, String topic, TypeReference<M> type, ConflictAwareHandler<M> handler) {
-        Objects.requireNonNull(type, "type cannot be null");
         return new Builder<>(kafkaConfig, topic, null, type, handler);
     }
 
@@ -231,18 +223,12 @@ public final class TopicConsumer<M> implements AutoCloseable {
      * @throws KafkaException when the client cannot be created from the settings
      */
     public synchronized TopicConsumer<M> start() {
-        if (closed.get() || !started.compareAndSet(false, true)) {
-            throw new IllegalStateException("consumer of topic '" + topic + "' was already started or closed");
-        }
+        lifecycle.start();
         consumer = new KafkaConsumer<>(consumerConfig);
         deadLetters = new KafkaProducer<>(producerConfig);
-        executor = virtualThreads ? virtualThreadExecutor() : platformExecutor(name, concurrency);
+        executor = HandlerThreads.create(name, settings.concurrency(), settings.virtualThreads());
         running = true;
-        for (int i = 0; i < concurrency; i++) {
-            BlockingQueue<Work> lane = new LinkedBlockingQueue<>();
-            lanes.add(lane);
-            executor.execute(() -> runLane(lane));
-        }
+        lanes = new KeyedLanes<>(settings.concurrency(), executor, this::runWork);
         poller = new Thread(this::pollLoop, name + "-poller");
         poller.setDaemon(true);
         poller.start();
@@ -258,22 +244,25 @@ public final class TopicConsumer<M> implements AutoCloseable {
     /**
      * Stops polling, drops records not yet started, waits up to {@code timeout} for running handlers to finish,
      * commits the safe offsets and leaves the group: every record not committed is delivered again to the group.
-     * Idempotent.
+     * A record waiting for Redis or for its retry is let go at once (not committed). Idempotent: a second call
+     * waits for the first and returns what it returned.
      *
      * @return true when every running handler finished within the timeout
      */
     public boolean close(Duration timeout) {
-        Objects.requireNonNull(timeout, "timeout cannot be null");
-        if (timeout.isNegative()) {
-            throw new IllegalArgumentException("timeout cannot be negative, got " + timeout);
+        Require.notNegative("timeout", timeout);
+        Boolean earlier = lifecycle.beginClose();
+        if (earlier != null) {
+            return earlier;
         }
-        if (!closed.compareAndSet(false, true)) {
-            return drainedInTime;
-        }
+        return lifecycle.closed(stop(timeout));
+    }
+
+    private boolean stop(Duration timeout) {
         closeDeadline = System.nanoTime() + timeout.toNanos();
         running = false;
         synchronized (this) {
-            if (!started.get()) {
+            if (!lifecycle.started()) {
                 return true;
             }
         }
@@ -342,7 +331,7 @@ public final class TopicConsumer<M> implements AutoCloseable {
         p.offsets.started(r.offset());
         inFlight.incrementAndGet();
         int hash = r.key() != null ? Arrays.hashCode(r.key()) : Integer.hashCode(r.partition());
-        lanes.get(Math.floorMod(hash, concurrency)).add(new Work(p, r));
+        lanes.submit(hash, new Work(p, r));
     }
 
     private Map<TopicPartition, OffsetAndMetadata> safeOffsets(Collection<Partition> of) {
@@ -400,7 +389,7 @@ public final class TopicConsumer<M> implements AutoCloseable {
         if (p != null) {
             p.offsets.committed(offset);
         }
-        safe(() -> listener.onCommitted(tp, offset));
+        listener.call(l -> l.onCommitted(tp, offset));
     }
 
     private final class Rebalance implements ConsumerRebalanceListener {
@@ -411,7 +400,7 @@ public final class TopicConsumer<M> implements AutoCloseable {
             }
             if (!assigned.isEmpty()) {
                 LOG.debug("topic '{}': assigned {}", topic, assigned);
-                safe(() -> listener.onAssigned(assigned));
+                listener.call(l -> l.onAssigned(assigned));
             }
         }
 
@@ -453,27 +442,14 @@ public final class TopicConsumer<M> implements AutoCloseable {
             partitions.remove(p.tp, p);
         }
         LOG.debug("topic '{}': {} {}", topic, lost ? "lost" : "revoked", gone);
-        safe(() -> listener.onRevoked(gone, lost));
+        listener.call(l -> l.onRevoked(gone, lost));
     }
 
     private void shutdown() {
         // records not started are dropped by the handler threads (running is false); wait for the running ones
         long deadline = closeDeadline == 0 ? System.nanoTime() : closeDeadline;
-        synchronized (idle) {
-            while (active.get() > 0) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    drainedInTime = false;
-                    break;
-                }
-                try {
-                    TimeUnit.NANOSECONDS.timedWait(idle, left);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    drainedInTime = false;
-                    break;
-                }
-            }
+        if (!active.awaitIdle(deadline)) {
+            drainedInTime = false;
         }
         try {
             commitSync(new ArrayList<>(partitions.values()));
@@ -543,82 +519,37 @@ public final class TopicConsumer<M> implements AutoCloseable {
         }
     }
 
-    private void runLane(BlockingQueue<Work> lane) {
-        while (true) {
-            Work w;
-            try {
-                w = lane.take();
-            } catch (InterruptedException e) {
-                return; // close() is done with this consumer
-            }
-            try {
-                if (running && w.partition().enter()) {
-                    active.incrementAndGet();
-                    try {
-                        run(w);
-                    } finally {
-                        w.partition().exit();
-                        if (active.decrementAndGet() == 0) {
-                            synchronized (idle) {
-                                idle.notifyAll();
-                            }
-                        }
-                    }
+    private void runWork(Work w) {
+        try {
+            if (running && w.partition().enter()) {
+                active.enter();
+                try {
+                    run(w);
+                } finally {
+                    w.partition().exit();
+                    active.exit();
                 }
-            } catch (RuntimeException e) {
-                LOG.error("topic '{}': unexpected failure on a handler thread", topic, e);
-            } finally {
-                inFlight.decrementAndGet();
             }
+        } finally {
+            inFlight.decrementAndGet();
         }
     }
 
     private void run(Work w) {
         ConsumerRecord<byte[], byte[]> r = w.record();
         String id = r.topic() + "-" + r.partition() + "@" + r.offset();
-        M message = null;
-        String poison = null;
-        try {
-            message = r.value() == null ? null : reader.readValue(r.value());
-            if (message == null) {
-                poison = "the value is null or JSON null";
-            }
-        } catch (IOException | RuntimeException e) {
-            poison = "cannot decode the value: " + e.getMessage();
-        }
-        if (poison != null) {
-            if (deadLetter(w, id, poison)) {
-                w.partition().offsets.done(r.offset());
-            }
-            return;
-        }
-        long backoff = MIN_BACKOFF_MILLIS;
-        for (int attempt = 1; ; attempt++) {
-            long t0 = System.nanoTime();
-            Outcome outcome;
-            try {
-                outcome = handler.handle(message);
-            } catch (RuntimeException e) {
-                int a = attempt;
-                safe(() -> listener.onFailed(id, a, e));
-                if (attempt >= maxAttempts) {
-                    if (deadLetter(w, id, "failed on attempt " + attempt + " of " + maxAttempts + ": " + e)) {
-                        w.partition().offsets.done(r.offset());
-                    }
-                    return;
-                }
-                if (!running || w.partition().isRevoked()) {
-                    return; // not done: delivered again to whoever owns the partition next
-                }
-                sleepQuietly(backoff);
-                backoff = Math.min(MAX_BACKOFF_MILLIS, backoff * 2);
-                continue;
-            }
-            Duration took = Duration.ofNanos(System.nanoTime() - t0);
-            safe(() -> listener.onHandled(id, outcome, took));
+        PayloadReader.Decoded<M> decoded = payloads.read(r.value());
+        DeliveryRunner.Result result = decoded.poison() != null
+                ? new DeliveryRunner.Result.DeadLetter(decoded.poison())
+                : runner.run(
+                        decoded.message(),
+                        id,
+                        1,
+                        () -> running && !w.partition().isRevoked());
+        if (result instanceof DeliveryRunner.Result.Handled
+                || (result instanceof DeliveryRunner.Result.DeadLetter d && deadLetter(w, id, d.reason()))) {
             w.partition().offsets.done(r.offset());
-            return;
-        }
+        } // Abandoned, or not dead-lettered: not done, delivered again to whoever owns the partition next
     }
 
     /**
@@ -636,7 +567,7 @@ public final class TopicConsumer<M> implements AutoCloseable {
             try {
                 deadLetters.send(copy).get(30, TimeUnit.SECONDS);
                 LOG.warn("topic '{}': record {} dead-lettered to '{}': {}", topic, id, deadLetterTopic, reason);
-                safe(() -> listener.onDeadLettered(id, reason));
+                listener.deadLettered(id, reason);
                 return true;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -660,62 +591,26 @@ public final class TopicConsumer<M> implements AutoCloseable {
         }
     }
 
-    private static void safe(Runnable r) {
-        try {
-            r.run();
-        } catch (RuntimeException e) {
-            LOG.warn("a TopicListener threw; ignored", e);
-        }
-    }
-
-    private static ExecutorService platformExecutor(String base, int threads) {
-        AtomicInteger n = new AtomicInteger();
-        return Executors.newFixedThreadPool(threads, r -> {
-            Thread t = new Thread(r, base + "-handler-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
-    }
-
-    private static ExecutorService virtualThreadExecutor() {
-        try {
-            return (ExecutorService) MethodHandles.publicLookup()
-                    .findStatic(
-                            Executors.class,
-                            "newVirtualThreadPerTaskExecutor",
-                            MethodType.methodType(ExecutorService.class))
-                    .invoke();
-        } catch (NoSuchMethodException | IllegalAccessException e) {
-            throw new UnsupportedOperationException("virtual threads need Java 21 or newer", e);
-        } catch (Throwable t) {
-            throw new IllegalStateException("cannot create a virtual-thread executor", t);
-        }
-    }
-
     @Override
     public String toString() {
-        return "TopicConsumer[" + topic + ", concurrency=" + concurrency + ", maxInFlight=" + maxInFlight + "]";
+        return "TopicConsumer[" + topic + ", concurrency=" + settings.concurrency() + ", maxInFlight=" + maxInFlight
+                + "]";
     }
 
     /**
-     * Builds a {@link TopicConsumer}. Each setting may be set once; a second call is an {@link
+     * Builds a {@link TopicConsumer}. The settings every adapter has ({@code concurrency} — handler threads; records
+     * of one key always share one —, {@code virtualThreads}, {@code maxAttempts}, {@code retryBackoff}, {@code
+     * objectMapper}) are {@link ConsumerBuilder}'s. Each setting may be set once; a second call is an {@link
      * IllegalStateException}. Not threadsafe.
      *
      * @param <M> the message type
      */
-    public static final class Builder<M> {
+    public static final class Builder<M> extends ConsumerBuilder<M, Builder<M>> {
         private final Map<String, Object> config;
         private final String topic;
-        private final Class<M> type;
-        private final TypeReference<M> typeRef;
-        private final ConflictAwareHandler<M> handler;
-        private ObjectMapper mapper;
-        private int concurrency;
-        private Boolean virtual;
-        private int maxInFlight;
+        private Integer maxInFlight;
         private Duration commitInterval;
         private Duration revokeTimeout;
-        private int maxAttempts;
         private String deadLetterTopic;
         private TopicListener listener;
 
@@ -725,73 +620,15 @@ public final class TopicConsumer<M> implements AutoCloseable {
                 Class<M> type,
                 TypeReference<M> typeRef,
                 ConflictAwareHandler<M> handler) {
-            Objects.requireNonNull(config, "kafkaConfig cannot be null");
+            super(type, typeRef, handler);
+            Require.notNull("kafkaConfig", config);
             for (String required : List.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, ConsumerConfig.GROUP_ID_CONFIG)) {
                 if (config.get(required) == null) {
                     throw new IllegalArgumentException("kafkaConfig has no '" + required + "'");
                 }
             }
             this.config = Map.copyOf(config);
-            this.topic = nonEmpty(topic, "topic");
-            this.type = type;
-            this.typeRef = typeRef;
-            this.handler = Objects.requireNonNull(handler, "handler cannot be null");
-        }
-
-        private static String nonEmpty(String s, String what) {
-            Objects.requireNonNull(s, what + " cannot be null");
-            if (s.isEmpty()) {
-                throw new IllegalArgumentException(what + " cannot be empty");
-            }
-            return s;
-        }
-
-        private static void once(Object old, String what) {
-            if (old != null) {
-                throw new IllegalStateException(what + " was already set to " + old);
-            }
-        }
-
-        private static void once(long old, String what) {
-            if (old != 0) {
-                throw new IllegalStateException(what + " was already set to " + old);
-            }
-        }
-
-        private static Duration positive(Duration d, String what) {
-            Objects.requireNonNull(d, what + " cannot be null");
-            if (d.isNegative() || d.isZero()) {
-                throw new IllegalArgumentException(what + " must be positive, got " + d);
-            }
-            return d;
-        }
-
-        /** The ObjectMapper that reads values (default a plain {@code new ObjectMapper()}). */
-        public Builder<M> objectMapper(ObjectMapper m) {
-            Objects.requireNonNull(m, "objectMapper cannot be null");
-            once(mapper, "objectMapper");
-            mapper = m;
-            return this;
-        }
-
-        /** How many handler threads (default 4, at most 1,000); records of one key always share one. */
-        public Builder<M> concurrency(int n) {
-            if (n < 1 || n > 1_000) {
-                throw new IllegalArgumentException("concurrency must be within [1, 1000], not " + n);
-            }
-            once(concurrency, "concurrency");
-            concurrency = n;
-            return this;
-        }
-
-        /**
-         * Run handlers on virtual threads (Java 21+; on an older Java {@link #build()} throws {@link
-         * UnsupportedOperationException}). Default false: platform daemon threads.
-         */
-        public Builder<M> virtualThreads(boolean on) {
-            once(virtual, "virtualThreads");
-            virtual = on;
-            return this;
+            this.topic = Require.notEmpty("topic", topic);
         }
 
         /**
@@ -799,19 +636,15 @@ public final class TopicConsumer<M> implements AutoCloseable {
          * 1,000,000); one poll ({@code max.poll.records}) may go past it.
          */
         public Builder<M> maxInFlight(int n) {
-            if (n < 1 || n > 1_000_000) {
-                throw new IllegalArgumentException("maxInFlight must be within [1, 1000000], not " + n);
-            }
-            once(maxInFlight, "maxInFlight");
-            maxInFlight = n;
+            Require.within("maxInFlight", n, 1, 1_000_000);
+            maxInFlight = Require.setOnce("maxInFlight", maxInFlight, n);
             return this;
         }
 
         /** How often the safe offsets are committed (default 1 s). */
         public Builder<M> commitInterval(Duration d) {
-            positive(d, "commitInterval");
-            once(commitInterval, "commitInterval");
-            commitInterval = d;
+            Require.positive("commitInterval", d);
+            commitInterval = Require.setOnce("commitInterval", commitInterval, d);
             return this;
         }
 
@@ -820,36 +653,22 @@ public final class TopicConsumer<M> implements AutoCloseable {
          * (default 10 s); keep it well under {@code max.poll.interval.ms}.
          */
         public Builder<M> revokeTimeout(Duration d) {
-            positive(d, "revokeTimeout");
-            once(revokeTimeout, "revokeTimeout");
-            revokeTimeout = d;
-            return this;
-        }
-
-        /** On which attempt a failing record goes to the dead-letter topic (default 5). */
-        public Builder<M> maxAttempts(int n) {
-            if (n < 1) {
-                throw new IllegalArgumentException("maxAttempts must be at least 1, not " + n);
-            }
-            once(maxAttempts, "maxAttempts");
-            maxAttempts = n;
+            Require.positive("revokeTimeout", d);
+            revokeTimeout = Require.setOnce("revokeTimeout", revokeTimeout, d);
             return this;
         }
 
         /** The dead-letter topic (default {@code <topic>.dead}). */
         public Builder<M> deadLetterTopic(String name) {
-            nonEmpty(name, "deadLetterTopic");
-            once(deadLetterTopic, "deadLetterTopic");
-            deadLetterTopic = name;
+            Require.notEmpty("deadLetterTopic", name);
+            deadLetterTopic = Require.setOnce("deadLetterTopic", deadLetterTopic, name);
             return this;
         }
 
-        /** Hears handled, committed, failed and dead-lettered records and rebalances. */
+        /** Hears handled, committed, failed, Redis-waiting and dead-lettered records and rebalances. */
         public Builder<M> listener(TopicListener l) {
-            Objects.requireNonNull(l, "listener cannot be null");
-            once(listener, "listener");
-            listener = l;
-            return this;
+            listener = Require.setOnce("listener", listener, l);
+            return consumerListener(l);
         }
 
         /** Builds the consumer (not started). */

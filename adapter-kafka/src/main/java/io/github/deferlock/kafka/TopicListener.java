@@ -1,7 +1,6 @@
 package io.github.deferlock.kafka;
 
-import io.github.deferlock.conflict.Outcome;
-import java.time.Duration;
+import io.github.deferlock.consumer.ConsumerListener;
 import java.util.Collection;
 import org.apache.kafka.common.TopicPartition;
 
@@ -11,22 +10,10 @@ import org.apache.kafka.common.TopicPartition;
  * and must not throw (an exception is logged and ignored). Implementations must be threadsafe: the handler threads
  * and the poller call them. {@code recordId} is {@code <topic>-<partition>@<offset>}.
  */
-public interface TopicListener {
-
-    /**
-     * {@code handle} returned {@code outcome} after {@code took}; called on the handler thread <b>before</b> the
-     * record counts as done, so its offset cannot be committed before this returns.
-     */
-    default void onHandled(String recordId, Outcome outcome, Duration took) {}
+public interface TopicListener extends ConsumerListener {
 
     /** The broker confirmed the commit of {@code offset} (the next offset to read) for {@code partition}. */
     default void onCommitted(TopicPartition partition, long offset) {}
-
-    /** {@code handle} threw on attempt {@code attempt}; the record is tried again or dead-lettered. */
-    default void onFailed(String recordId, int attempt, Throwable error) {}
-
-    /** The record was written to the dead-letter topic with {@code reason} and counts as done. */
-    default void onDeadLettered(String recordId, String reason) {}
 
     /** The group gave this consumer {@code partitions}. */
     default void onAssigned(Collection<TopicPartition> partitions) {}

@@ -141,6 +141,9 @@ final class Fixture implements AutoCloseable {
         final AtomicInteger duplicates = new AtomicInteger();
         final AtomicInteger failed = new AtomicInteger();
         final AtomicInteger deadLettered = new AtomicInteger();
+        /** Messages that waited for Redis (issue 26: the outage tests wait for some). */
+        final AtomicInteger redisWaits = new AtomicInteger();
+
         final AtomicInteger revoked = new AtomicInteger();
 
         @Override
@@ -164,6 +167,11 @@ final class Fixture implements AutoCloseable {
         @Override
         public void onFailed(String messageId, int attempt, Throwable error) {
             failed.incrementAndGet();
+        }
+
+        @Override
+        public void onRedisUnavailable(String messageId, Throwable error) {
+            redisWaits.incrementAndGet();
         }
 
         @Override

@@ -1,8 +1,6 @@
 package io.github.deferlock.rabbitmq;
 
 import com.fasterxml.jackson.core.type.TypeReference;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.ObjectReader;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
@@ -10,21 +8,23 @@ import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.DefaultConsumer;
 import com.rabbitmq.client.Envelope;
 import io.github.deferlock.conflict.ConflictAwareHandler;
-import io.github.deferlock.conflict.Outcome;
+import io.github.deferlock.consumer.ConsumerBuilder;
+import io.github.deferlock.consumer.ConsumerSettings;
+import io.github.deferlock.consumer.internal.DeliveryRunner;
+import io.github.deferlock.consumer.internal.GuardedListener;
+import io.github.deferlock.consumer.internal.HandlerThreads;
+import io.github.deferlock.consumer.internal.InFlight;
+import io.github.deferlock.consumer.internal.Lifecycle;
+import io.github.deferlock.consumer.internal.PayloadReader;
 import io.github.deferlock.redis.internal.Require;
 import java.io.IOException;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,6 +39,7 @@ import org.slf4j.LoggerFactory;
  * RabbitConsumer<OrderEvent> consumer = RabbitConsumer.builder(factory, "order-events", OrderEvent.class, orders)
  *         .concurrency(8)   // channels, each with its own consumer
  *         .prefetch(20)     // basic.qos per channel
+ *         .maxAttempts(5)   // handler failures; a Redis outage uses none
  *         .build()
  *         .start();
  * }</pre>
@@ -52,13 +53,15 @@ import org.slf4j.LoggerFactory;
  * <p><b>Encoding.</b> The body is the message as JSON ({@link RabbitProducer} writes that). A body that does not
  * decode is a poison message: it is published to the dead-letter queue with the reason and acknowledged.
  *
- * <p><b>Retries.</b> When {@code handle} throws, the message is published again to the tail of its queue with the
- * header {@value #ATTEMPT_HEADER} raised by one, then the original is acknowledged (the channel runs in
- * publisher-confirm mode: the ack is sent only once the broker confirmed the copy). A failure on attempt {@code
- * maxDeliveries} publishes it to the dead-letter queue (default {@code <queue>.dead}, headers {@value
- * #REASON_HEADER} and {@value #ATTEMPT_HEADER}) instead. This works on every AMQP 0-9-1 broker, which {@code
- * basic.nack} with requeue does not: only quorum queues count redeliveries ({@code x-delivery-count}); that
- * header, when present, also counts. A crash between the confirmed copy and the ack leaves two copies; the
+ * <p><b>Failures.</b> When a lock or deferral call cannot reach Redis (unreachable, {@code LOADING}, a failover),
+ * the message stays unacknowledged on its handler thread and is tried again once Redis answers; the consumer's
+ * other threads pause meanwhile (the wait grows to 5 s). That never costs an attempt and never dead-letters it.
+ * When the handler itself throws, the message uses an attempt and runs again on its thread after {@code
+ * retryBackoff} (default 100 ms doubling to 5 s), still unacknowledged, so a crash meanwhile gets it redelivered. A
+ * failure on attempt {@code maxAttempts} (default 5) publishes it to the dead-letter queue (default {@code
+ * <queue>.dead}, headers {@value #REASON_HEADER} and {@value #ATTEMPT_HEADER}, confirmed by the broker) and
+ * acknowledges it. A redelivered message starts at the attempt its header {@value #ATTEMPT_HEADER} or a quorum
+ * queue's {@code x-delivery-count} says. A crash between the confirmed copy and the ack leaves two copies; the
  * message id dedups them.
  *
  * <p><b>Broker restarts.</b> The connection uses the client's automatic recovery (the factory's setting must be
@@ -75,7 +78,7 @@ public final class RabbitConsumer<M> implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(RabbitConsumer.class);
 
-    /** The header that counts attempts of a message this consumer published again after a failure. */
+    /** The header that counts attempts of a dead-lettered message (and of a copy an older version republished). */
     public static final String ATTEMPT_HEADER = "x-deferlock-attempt";
     /** The header of a dead-lettered message that says why. */
     public static final String REASON_HEADER = "x-deferlock-reason";
@@ -85,20 +88,16 @@ public final class RabbitConsumer<M> implements AutoCloseable {
 
     private final ConnectionFactory factory;
     private final String queue;
-    private final ConflictAwareHandler<M> handler;
-    private final ObjectReader reader;
-    private final int concurrency;
+    private final ConsumerSettings<M> settings;
+    private final PayloadReader<M> reader;
+    private final DeliveryRunner<M> runner;
+    private final GuardedListener<RabbitListener> listener;
     private final int prefetch;
-    private final boolean virtualThreads;
-    private final int maxDeliveries;
     private final String deadLetterQueue;
     private final boolean declare;
-    private final RabbitListener listener;
     private final String name;
-    private final AtomicBoolean started = new AtomicBoolean();
-    private final AtomicBoolean closed = new AtomicBoolean();
-    private final AtomicInteger inFlight = new AtomicInteger();
-    private final Object idle = new Object();
+    private final Lifecycle lifecycle;
+    private final InFlight inFlight = new InFlight();
     private final List<Channel> channels = new ArrayList<>();
     private final Map<Channel, String> tags = new HashMap<>();
     private volatile boolean running;
@@ -108,17 +107,15 @@ public final class RabbitConsumer<M> implements AutoCloseable {
     private RabbitConsumer(Builder<M> b) {
         this.factory = b.factory;
         this.queue = b.queue;
-        this.handler = b.handler;
-        ObjectMapper mapper = Require.orDefault(b.mapper, new ObjectMapper());
-        this.reader = b.typeRef != null ? mapper.readerFor(b.typeRef) : mapper.readerFor(b.type);
-        this.concurrency = Require.orDefault(b.concurrency, 4);
+        this.settings = b.settings();
+        this.reader = new PayloadReader<>(settings.reader());
+        this.listener = new GuardedListener<>(Require.orDefault(b.listener, new RabbitListener() {}));
+        this.runner = new DeliveryRunner<>(settings, listener, "queue '" + queue + "'");
         this.prefetch = Require.orDefault(b.prefetch, 10);
-        this.virtualThreads = Require.orDefault(b.virtual, false);
-        this.maxDeliveries = Require.orDefault(b.maxDeliveries, 5);
         this.deadLetterQueue = Require.orDefault(b.deadLetterQueue, queue + ".dead");
         this.declare = Require.orDefault(b.declare, true);
-        this.listener = Require.orDefault(b.listener, new RabbitListener() {});
         this.name = "deferlock-rabbit-" + queue + "-" + SERIAL.incrementAndGet();
+        this.lifecycle = new Lifecycle("consumer of queue '" + queue + "'");
     }
 
     /**
@@ -127,14 +124,12 @@ public final class RabbitConsumer<M> implements AutoCloseable {
      */
     public static <M> Builder<M> builder(
             ConnectionFactory factory, String queue, Class<M> type, ConflictAwareHandler<M> handler) {
-        Require.notNull("type", type);
         return new Builder<>(factory, queue, type, null, handler);
     }
 
     /** Like {@link #builder(ConnectionFactory, String, Class, ConflictAwareHandler)} for a generic type. */
     public static <M> Builder<M> builder(
             ConnectionFactory factory, String queue, TypeReference<M> type, ConflictAwareHandler<M> handler) {
-        Require.notNull("type", type);
         return new Builder<>(factory, queue, null, type, handler);
     }
 
@@ -157,20 +152,18 @@ public final class RabbitConsumer<M> implements AutoCloseable {
      * @throws java.io.UncheckedIOException when the broker cannot be reached
      */
     public synchronized RabbitConsumer<M> start() {
-        if (closed.get() || !started.compareAndSet(false, true)) {
-            throw new IllegalStateException("consumer of queue '" + queue + "' was already started");
-        }
+        lifecycle.start();
         if (!factory.isAutomaticRecoveryEnabled()) {
             LOG.warn(
                     "queue '{}': the ConnectionFactory has automatic recovery off; the consumer will not survive a"
                             + " broker restart",
                     queue);
         }
-        executor = virtualThreads ? virtualThreadExecutor() : platformExecutor(name, concurrency);
+        executor = HandlerThreads.create(name, settings.concurrency(), settings.virtualThreads());
         running = true;
         try {
             connection = factory.newConnection(executor, name);
-            for (int i = 0; i < concurrency; i++) {
+            for (int i = 0; i < settings.concurrency(); i++) {
                 Channel ch = connection.createChannel();
                 if (i == 0 && declare) {
                     ch.queueDeclare(queue, true, false, false, null);
@@ -201,14 +194,16 @@ public final class RabbitConsumer<M> implements AutoCloseable {
     /**
      * Cancels the consumers (no new deliveries start; prefetched ones not yet started are left unacknowledged),
      * waits up to {@code timeout} for running handlers to finish and be acknowledged, then closes the connection:
-     * every message not acknowledged goes back to the queue. Idempotent.
+     * every message not acknowledged goes back to the queue. A message waiting for Redis or for its retry is let
+     * go at once (unacknowledged). Idempotent: a second call waits for the first and returns what it returned.
      *
      * @return true when every running handler finished within the timeout
      */
     public boolean close(Duration timeout) {
         Require.notNegative("timeout", timeout);
-        if (!closed.compareAndSet(false, true)) {
-            return true;
+        Boolean earlier = lifecycle.beginClose();
+        if (earlier != null) {
+            return earlier;
         }
         running = false;
         synchronized (this) {
@@ -220,26 +215,9 @@ public final class RabbitConsumer<M> implements AutoCloseable {
                 }
             }
         }
-        long deadline = System.nanoTime() + timeout.toNanos();
-        boolean finished = true;
-        synchronized (idle) {
-            while (inFlight.get() > 0) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    finished = false;
-                    break;
-                }
-                try {
-                    TimeUnit.NANOSECONDS.timedWait(idle, left);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    finished = false;
-                    break;
-                }
-            }
-        }
+        boolean finished = inFlight.awaitIdle(System.nanoTime() + timeout.toNanos());
         closeQuietly();
-        return finished;
+        return lifecycle.closed(finished);
     }
 
     private synchronized void closeQuietly() {
@@ -266,7 +244,7 @@ public final class RabbitConsumer<M> implements AutoCloseable {
             if (!running) {
                 return; // closing: left unacknowledged, the broker gives it to another consumer
             }
-            inFlight.incrementAndGet();
+            inFlight.enter();
             try {
                 run(getChannel(), envelope, props, body);
             } catch (IOException | RuntimeException e) {
@@ -278,11 +256,7 @@ public final class RabbitConsumer<M> implements AutoCloseable {
                         envelope.getDeliveryTag(),
                         e.toString());
             } finally {
-                if (inFlight.decrementAndGet() == 0) {
-                    synchronized (idle) {
-                        idle.notifyAll();
-                    }
-                }
+                inFlight.exit();
             }
         }
     }
@@ -291,42 +265,18 @@ public final class RabbitConsumer<M> implements AutoCloseable {
         long tag = envelope.getDeliveryTag();
         String id = props.getMessageId() != null ? props.getMessageId() : Long.toString(tag);
         int attempt = attemptOf(props);
-        M message;
-        try {
-            message = reader.readValue(body);
-        } catch (IOException | RuntimeException e) {
-            deadLetter(ch, tag, id, props, body, attempt, "cannot decode the body: " + e.getMessage());
+        PayloadReader.Decoded<M> decoded = reader.read(body);
+        if (decoded.poison() != null) {
+            deadLetter(ch, tag, id, props, body, attempt, decoded.poison());
             return;
         }
-        if (message == null) {
-            deadLetter(ch, tag, id, props, body, attempt, "the body is JSON null");
-            return;
-        }
-        long t0 = System.nanoTime();
-        Outcome outcome;
-        try {
-            outcome = handler.handle(message);
-        } catch (RuntimeException e) {
-            safe(() -> listener.onFailed(id, attempt, e));
-            if (attempt >= maxDeliveries) {
-                deadLetter(
-                        ch,
-                        tag,
-                        id,
-                        props,
-                        body,
-                        attempt,
-                        "failed on attempt " + attempt + " of " + maxDeliveries + ": " + e);
-            } else {
-                republish(ch, queue, props, body, attempt + 1, null);
-                ch.basicAck(tag, false);
-            }
-            return;
-        }
-        Duration took = Duration.ofNanos(System.nanoTime() - t0);
-        safe(() -> listener.onHandled(id, outcome, took));
-        ch.basicAck(tag, false);
-        safe(() -> listener.onAcked(id));
+        DeliveryRunner.Result r = runner.run(decoded.message(), id, attempt, () -> running);
+        if (r instanceof DeliveryRunner.Result.Handled) {
+            ch.basicAck(tag, false);
+            listener.acked(id);
+        } else if (r instanceof DeliveryRunner.Result.DeadLetter d) {
+            deadLetter(ch, tag, id, props, body, attempt, d.reason());
+        } // Abandoned: closing; left unacknowledged, the broker delivers it again
     }
 
     private int attemptOf(AMQP.BasicProperties props) {
@@ -349,7 +299,7 @@ public final class RabbitConsumer<M> implements AutoCloseable {
         republish(ch, deadLetterQueue, props, body, attempt, reason);
         ch.basicAck(tag, false);
         LOG.warn("queue '{}': message {} dead-lettered to '{}': {}", queue, id, deadLetterQueue, reason);
-        safe(() -> listener.onDeadLettered(id, reason));
+        listener.deadLettered(id, reason);
     }
 
     /** Publishes a copy to {@code target} through the default exchange and waits for the broker's confirm. */
@@ -374,60 +324,23 @@ public final class RabbitConsumer<M> implements AutoCloseable {
         }
     }
 
-    private static void safe(Runnable r) {
-        try {
-            r.run();
-        } catch (RuntimeException e) {
-            LOG.warn("a RabbitListener threw; ignored", e);
-        }
-    }
-
-    private static ExecutorService platformExecutor(String base, int threads) {
-        AtomicInteger n = new AtomicInteger();
-        return Executors.newFixedThreadPool(threads, r -> {
-            Thread t = new Thread(r, base + "-handler-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
-    }
-
-    private static ExecutorService virtualThreadExecutor() {
-        try {
-            return (ExecutorService) MethodHandles.publicLookup()
-                    .findStatic(
-                            Executors.class,
-                            "newVirtualThreadPerTaskExecutor",
-                            MethodType.methodType(ExecutorService.class))
-                    .invoke();
-        } catch (NoSuchMethodException | IllegalAccessException e) {
-            throw new UnsupportedOperationException("virtual threads need Java 21 or newer", e);
-        } catch (Throwable t) {
-            throw new IllegalStateException("cannot create a virtual-thread executor", t);
-        }
-    }
-
     @Override
     public String toString() {
-        return "RabbitConsumer[" + queue + ", concurrency=" + concurrency + ", prefetch=" + prefetch + "]";
+        return "RabbitConsumer[" + queue + ", concurrency=" + settings.concurrency() + ", prefetch=" + prefetch + "]";
     }
 
     /**
-     * Builds a {@link RabbitConsumer}. Each setting may be set once; a second call is an {@link
+     * Builds a {@link RabbitConsumer}. The settings every adapter has ({@code concurrency} — channels, consumers and
+     * handler threads —, {@code virtualThreads}, {@code maxAttempts}, {@code retryBackoff}, {@code objectMapper})
+     * are {@link ConsumerBuilder}'s. Each setting may be set once; a second call is an {@link
      * IllegalStateException}. Not threadsafe.
      *
      * @param <M> the message type
      */
-    public static final class Builder<M> {
+    public static final class Builder<M> extends ConsumerBuilder<M, Builder<M>> {
         private final ConnectionFactory factory;
         private final String queue;
-        private final Class<M> type;
-        private final TypeReference<M> typeRef;
-        private final ConflictAwareHandler<M> handler;
-        private ObjectMapper mapper;
-        private Integer concurrency;
         private Integer prefetch;
-        private Boolean virtual;
-        private Integer maxDeliveries;
         private String deadLetterQueue;
         private Boolean declare;
         private RabbitListener listener;
@@ -438,43 +351,15 @@ public final class RabbitConsumer<M> implements AutoCloseable {
                 Class<M> type,
                 TypeReference<M> typeRef,
                 ConflictAwareHandler<M> handler) {
+            super(type, typeRef, handler);
             this.factory = Require.notNull("factory", factory);
             this.queue = Require.notEmpty("queue", queue);
-            this.type = type;
-            this.typeRef = typeRef;
-            this.handler = Require.notNull("handler", handler);
-        }
-
-        /** The ObjectMapper that reads bodies (default a plain {@code new ObjectMapper()}). */
-        public Builder<M> objectMapper(ObjectMapper m) {
-            mapper = Require.setOnce("objectMapper", mapper, m);
-            return this;
-        }
-
-        /** How many channels, consumers and handler threads (default 4, at most 1,000). */
-        public Builder<M> concurrency(int n) {
-            Require.within("concurrency", n, 1, 1_000);
-            concurrency = Require.setOnce("concurrency", concurrency, n);
-            return this;
         }
 
         /** {@code basic.qos} prefetch per channel (default 10, at most 65,535). */
         public Builder<M> prefetch(int n) {
             Require.within("prefetch", n, 1, 65_535);
             prefetch = Require.setOnce("prefetch", prefetch, n);
-            return this;
-        }
-
-        /** Run handlers on virtual threads (Java 21+). Default false: platform daemon threads. */
-        public Builder<M> virtualThreads(boolean on) {
-            virtual = Require.setOnce("virtualThreads", virtual, on);
-            return this;
-        }
-
-        /** On which attempt a failing message goes to the dead-letter queue (default 5). */
-        public Builder<M> maxDeliveries(int n) {
-            Require.atLeast("maxDeliveries", n, 1);
-            maxDeliveries = Require.setOnce("maxDeliveries", maxDeliveries, n);
             return this;
         }
 
@@ -494,10 +379,10 @@ public final class RabbitConsumer<M> implements AutoCloseable {
             return this;
         }
 
-        /** Hears handled, acked, failed and dead-lettered messages. */
+        /** Hears handled, acked, failed, Redis-waiting and dead-lettered messages. */
         public Builder<M> listener(RabbitListener l) {
             listener = Require.setOnce("listener", listener, l);
-            return this;
+            return consumerListener(l);
         }
 
         /** Builds the consumer (not started). */

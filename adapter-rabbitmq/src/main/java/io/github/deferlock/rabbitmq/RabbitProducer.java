@@ -32,12 +32,14 @@ public final class RabbitProducer {
     }
 
     /**
-     * Publishes {@code message} (delivery mode 2, content type application/json).
+     * Publishes {@code message} (delivery mode 2, content type application/json) with a new random {@code
+     * message-id}.
      *
+     * @return the {@code message-id} it set: the id the consumer's listener reports for this message
      * @throws IllegalArgumentException when the message cannot be written as JSON
      * @throws IOException when the channel fails
      */
-    public void publish(Object message) throws IOException {
+    public String publish(Object message) throws IOException {
         Objects.requireNonNull(message, "message cannot be null");
         byte[] body;
         try {
@@ -46,11 +48,13 @@ public final class RabbitProducer {
             throw new IllegalArgumentException(
                     "cannot write " + message.getClass().getName() + " as JSON", e);
         }
+        String id = UUID.randomUUID().toString();
         AMQP.BasicProperties props = new AMQP.BasicProperties.Builder()
                 .contentType("application/json")
                 .deliveryMode(2)
-                .messageId(UUID.randomUUID().toString())
+                .messageId(id)
                 .build();
         channel.basicPublish("", queue, props, body);
+        return id;
     }
 }

@@ -122,6 +122,8 @@ final class Fixture implements AutoCloseable {
         final AtomicInteger duplicates = new AtomicInteger();
         final AtomicInteger failed = new AtomicInteger();
         final AtomicInteger deadLettered = new AtomicInteger();
+        /** Messages that waited for Redis (issue 26: the outage tests wait for some). */
+        final AtomicInteger redisWaits = new AtomicInteger();
 
         @Override
         public void onHandled(String messageId, Outcome outcome, Duration took) {
@@ -139,6 +141,11 @@ final class Fixture implements AutoCloseable {
         @Override
         public void onFailed(String messageId, int attempt, Throwable error) {
             failed.incrementAndGet();
+        }
+
+        @Override
+        public void onRedisUnavailable(String messageId, Throwable error) {
+            redisWaits.incrementAndGet();
         }
 
         @Override

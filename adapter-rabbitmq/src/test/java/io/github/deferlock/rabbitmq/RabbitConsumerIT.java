@@ -87,7 +87,7 @@ final class RabbitConsumerIT {
             try (RabbitConsumer<Order> consumer = RabbitConsumer.builder(factory, "order-events", Order.class, orders)
                             .concurrency(8) // channels and handler threads; virtualThreads(true) on Java 21+
                             .prefetch(20) // basic.qos per channel
-                            .maxDeliveries(5) // a failing message then goes to the queue "order-events.dead"
+                            .maxAttempts(5) // a failing message then goes to the queue "order-events.dead"
                             .build()
                             .start(); // declares both queues (durable); basic.ack once processed or deferred
                     Connection connection = factory.newConnection();
@@ -124,7 +124,7 @@ final class RabbitConsumerIT {
                     .deferrals(f.deferrals)
                     .build();
             try (RabbitConsumer<Order> c = RabbitConsumer.builder(Fixture.amqp(broker.port()), q, Order.class, failing)
-                    .maxDeliveries(3)
+                    .maxAttempts(3)
                     .listener(f.recorder)
                     .build()
                     .start()) {

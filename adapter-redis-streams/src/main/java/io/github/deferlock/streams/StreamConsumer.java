@@ -1,25 +1,26 @@
 package io.github.deferlock.streams;
 
 import com.fasterxml.jackson.core.type.TypeReference;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.ObjectReader;
 import io.github.deferlock.conflict.ConflictAwareHandler;
-import io.github.deferlock.conflict.Outcome;
+import io.github.deferlock.consumer.ConsumerBuilder;
+import io.github.deferlock.consumer.ConsumerSettings;
+import io.github.deferlock.consumer.internal.DeliveryRunner;
+import io.github.deferlock.consumer.internal.GuardedListener;
+import io.github.deferlock.consumer.internal.HandlerThreads;
+import io.github.deferlock.consumer.internal.Lifecycle;
+import io.github.deferlock.consumer.internal.PayloadReader;
 import io.github.deferlock.redis.internal.Require;
-import java.io.IOException;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
+import io.github.deferlock.redis.internal.Script;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,8 +56,8 @@ import redis.clients.jedis.resps.StreamPendingEntry;
  * entry waits in a local buffer. At start it first reads this consumer's own pending entries (left by an earlier
  * run under the same {@link Builder#consumerName(String) name}). Every {@code claimInterval} it takes over
  * entries pending longer than {@code claimIdle} in any consumer of the group with {@code XAUTOCLAIM}: those of
- * dead consumers, and those whose handler failed (the retry). {@code claimIdle} must therefore exceed the
- * longest handler run, or an entry still running is handed out a second time (the lock and the done marker
+ * dead consumers. {@code claimIdle} must therefore exceed the longest handler run (retries and Redis waits
+ * included), or an entry still running is handed out a second time (the lock and the done marker
  * then make the second copy wait or return {@code DUPLICATE}).
  *
  * <p><b>Encoding.</b> An entry holds the message as JSON in the field {@value #PAYLOAD_FIELD} ({@link
@@ -64,13 +65,22 @@ import redis.clients.jedis.resps.StreamPendingEntry;
  * is a poison entry: it goes to the dead-letter stream with the reason and is acknowledged; the consumer goes
  * on.
  *
- * <p><b>Failures.</b> When {@code handle} throws (the handler failed, the lock was lost, Redis was down, or a
- * THROW/SLEEP_RETRY conflict) the entry stays pending and is reclaimed after {@code claimIdle}; its delivery
- * count (from {@code XPENDING}) grows with every delivery. A failure on the {@code maxDeliveries}-th delivery,
- * or a reclaim beyond it (consumers died while holding it), moves it to the dead-letter stream (default {@code
- * <stream>:dead}; fields {@value #PAYLOAD_FIELD}, {@value #ENTRY_FIELD}, {@value #REASON_FIELD}, {@value
- * #DELIVERIES_FIELD}) and acknowledges it. The copy to the dead-letter stream and the ack are two commands: a
- * crash between them can dead-letter an entry twice, never lose it.
+ * <p><b>Failures.</b> When a lock or deferral call cannot reach Redis (unreachable, {@code LOADING}, a failover),
+ * the entry stays pending on its handler thread and is tried again once Redis answers; the other handler threads
+ * pause meanwhile. That never costs an attempt and never dead-letters it. When the handler itself throws (or the
+ * lock was lost, or a THROW/SLEEP_RETRY conflict) the entry uses an attempt and runs again on its thread after
+ * {@code retryBackoff}, still pending. A failure on attempt {@code maxAttempts}, or a delivery beyond it (its
+ * delivery count from {@code XPENDING}: consumers died while holding it), moves it to the dead-letter stream
+ * (default {@code <stream>:dead}; fields {@value #PAYLOAD_FIELD}, {@value #ENTRY_FIELD}, {@value #REASON_FIELD},
+ * {@value #DELIVERIES_FIELD}) and acknowledges it. The copy to the dead-letter stream and the ack are two
+ * commands: a crash between them can dead-letter an entry twice, never lose it.
+ *
+ * <p><b>Consumers in the group.</b> {@link #close()} deletes this consumer from the group ({@code XGROUP
+ * DELCONSUMER}) when it has no pending entries, so restarts with fresh names do not pile up consumers; one with
+ * pending entries stays until they are reclaimed. Every {@code claimInterval} the reader also deletes consumers
+ * idle longer than {@link Builder#deleteIdleConsumersAfter(Duration) deleteIdleConsumersAfter} (default 1 h) that
+ * have no pending entries — those left by processes that were killed. Both checks and deletes are one atomic
+ * script, so a consumer that still holds an entry is never deleted.
  *
  * <p><b>Redis restarts.</b> Every Redis call of the reader is retried with a backoff (100 ms doubling to 2 s),
  * so a consumer rides out a restart or failover without being rebuilt; a group that vanished (a restart without
@@ -98,6 +108,8 @@ public final class StreamConsumer<M> implements AutoCloseable {
     public static final String DELIVERIES_FIELD = "deliveries";
 
     private static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(30);
+    private static final Script DELETE_IDLE =
+            Script.load(r -> StreamConsumer.class.getResourceAsStream(r), "delete_idle_consumers.lua");
     private static final long MIN_BACKOFF_MILLIS = 100;
     private static final long MAX_BACKOFF_MILLIS = 2_000;
     private static final int ACK_TRIES = 5;
@@ -108,35 +120,35 @@ public final class StreamConsumer<M> implements AutoCloseable {
     private final String stream;
     private final String group;
     private final String consumer;
-    private final ConflictAwareHandler<M> handler;
-    private final ObjectReader reader;
-    private final int concurrency;
+    private final ConsumerSettings<M> settings;
+    private final PayloadReader<M> payloads;
+    private final DeliveryRunner<M> runner;
     private final int batchSize;
     private final int blockMillis;
     private final long claimIdleMillis;
     private final long claimIntervalNanos;
-    private final int maxDeliveries;
+    private final long deleteIdleMillis;
     private final String deadLetterStream;
-    private final StreamListener listener;
+    private final GuardedListener<StreamListener> listener;
     private final ExecutorService executor;
     private final Thread reader0;
     private final Semaphore free;
-    private final AtomicBoolean started = new AtomicBoolean();
-    private final AtomicBoolean closed = new AtomicBoolean();
+    private final Lifecycle lifecycle;
     private volatile boolean running;
 
     private StreamConsumer(Builder<M> b) {
         this.redis = b.redis;
         this.stream = b.stream;
         this.group = b.group;
-        this.handler = b.handler;
-        ObjectMapper mapper = Require.orDefault(b.mapper, new ObjectMapper());
-        this.reader = b.typeRef != null ? mapper.readerFor(b.typeRef) : mapper.readerFor(b.type);
+        this.settings = b.settings();
+        this.payloads = new PayloadReader<>(settings.reader());
+        this.listener = new GuardedListener<>(Require.orDefault(b.listener, new StreamListener() {}));
+        this.runner = new DeliveryRunner<>(settings, listener, "stream '" + stream + "'");
         this.consumer = b.consumerName != null
                 ? b.consumerName
                 : "consumer-" + ProcessHandle.current().pid() + "-"
                         + Integer.toHexString(ThreadLocalRandom.current().nextInt(0x10000));
-        this.concurrency = Require.orDefault(b.concurrency, 4);
+        int concurrency = settings.concurrency();
         this.batchSize = Require.orDefault(b.batchSize, Math.min(100, Math.max(10, concurrency)));
         this.blockMillis =
                 (int) Require.orDefault(b.block, Duration.ofMillis(500)).toMillis();
@@ -145,14 +157,13 @@ public final class StreamConsumer<M> implements AutoCloseable {
         this.claimIntervalNanos = b.claimInterval == null
                 ? TimeUnit.MILLISECONDS.toNanos(claimIdleMillis / 2)
                 : b.claimInterval.toNanos();
-        this.maxDeliveries = Require.orDefault(b.maxDeliveries, 5);
+        Duration idle = Require.orDefault(b.deleteIdle, Duration.ofHours(1));
+        this.deleteIdleMillis = idle.isZero() ? -1 : idle.toMillis();
         this.deadLetterStream = Require.orDefault(b.deadLetterStream, stream + ":dead");
-        this.listener = Require.orDefault(b.listener, new StreamListener() {});
         this.free = new Semaphore(concurrency);
         String base = "deferlock-stream-" + stream + "-" + SERIAL.incrementAndGet();
-        this.executor = Require.orDefault(b.virtualThreads, false)
-                ? virtualThreadExecutor()
-                : platformExecutor(base, concurrency);
+        this.executor = HandlerThreads.create(base, concurrency, settings.virtualThreads());
+        this.lifecycle = new Lifecycle("consumer '" + consumer + "' of stream '" + stream + "'");
         this.reader0 = new Thread(this::readLoop, base + "-reader");
         this.reader0.setDaemon(true);
     }
@@ -163,14 +174,12 @@ public final class StreamConsumer<M> implements AutoCloseable {
      */
     public static <M> Builder<M> builder(
             UnifiedJedis redis, String stream, String group, Class<M> type, ConflictAwareHandler<M> handler) {
-        Require.notNull("type", type);
         return new Builder<>(redis, stream, group, type, null, handler);
     }
 
     /** Like {@link #builder(UnifiedJedis, String, String, Class, ConflictAwareHandler)} for a generic type. */
     public static <M> Builder<M> builder(
             UnifiedJedis redis, String stream, String group, TypeReference<M> type, ConflictAwareHandler<M> handler) {
-        Require.notNull("type", type);
         return new Builder<>(redis, stream, group, null, type, handler);
     }
 
@@ -198,10 +207,7 @@ public final class StreamConsumer<M> implements AutoCloseable {
      * @throws IllegalStateException when already started or closed
      */
     public StreamConsumer<M> start() {
-        if (closed.get() || !started.compareAndSet(false, true)) {
-            throw new IllegalStateException(
-                    "consumer '" + consumer + "' of stream '" + stream + "' was already " + "started");
-        }
+        lifecycle.start();
         running = true;
         try {
             ensureGroup();
@@ -222,25 +228,32 @@ public final class StreamConsumer<M> implements AutoCloseable {
      * Stops reading (the read in progress ends within the block timeout; entries it returns are still run),
      * waits up to {@code timeout} for running handlers to finish and be acknowledged, then interrupts those
      * still running. Entries not acknowledged stay pending in the group and are delivered again: at the next
-     * start under the same consumer name, or to another consumer after {@code claimIdle}. Idempotent.
+     * start under the same consumer name, or to another consumer after {@code claimIdle}. A consumer left with no
+     * pending entry is deleted from the group. Idempotent: a second call waits for the first and returns what it
+     * returned.
      *
      * @return true when every handler finished within the timeout
      */
     public boolean close(Duration timeout) {
         Require.notNegative("timeout", timeout);
-        if (!closed.compareAndSet(false, true)) {
-            return executor.isTerminated();
+        Boolean earlier = lifecycle.beginClose();
+        if (earlier != null) {
+            return earlier;
         }
-        long deadline = System.nanoTime() + timeout.toNanos();
+        return lifecycle.closed(drain(System.nanoTime() + timeout.toNanos()));
+    }
+
+    private boolean drain(long deadline) {
         running = false;
         boolean interrupted = false;
         try {
-            if (started.get()) {
+            if (lifecycle.started()) {
                 reader0.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
             }
             executor.shutdown();
             long left = deadline - System.nanoTime();
             if (left > 0 && executor.awaitTermination(left, TimeUnit.NANOSECONDS)) {
+                deleteConsumers(true);
                 return true;
             }
             executor.shutdownNow();
@@ -255,6 +268,37 @@ public final class StreamConsumer<M> implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /**
+     * Deletes, in one script, the consumers of the group with no pending entry that are idle past the threshold,
+     * and this one when {@code self} (closing). Returns how many; 0 when Redis failed (logged, tried next time).
+     */
+    long deleteConsumers(boolean self) {
+        if (!self && deleteIdleMillis < 0 || !lifecycle.started()) {
+            return 0;
+        }
+        try {
+            Object n = DELETE_IDLE.run(
+                    redis,
+                    List.of(bytes(stream)),
+                    List.of(
+                            bytes(group),
+                            bytes(Long.toString(deleteIdleMillis < 0 ? Long.MAX_VALUE : deleteIdleMillis)),
+                            bytes(self ? consumer : "")));
+            long deleted = n instanceof Long l ? l : 0;
+            if (deleted > 0) {
+                LOG.debug("stream '{}' group '{}': deleted {} consumers with no pending entry", stream, group, deleted);
+            }
+            return deleted;
+        } catch (RuntimeException e) {
+            LOG.debug("stream '{}' group '{}': cannot delete idle consumers yet: {}", stream, group, e.toString());
+            return 0;
+        }
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
     }
 
     private void ensureGroup() {
@@ -297,11 +341,12 @@ public final class StreamConsumer<M> implements AutoCloseable {
                     got = withDeliveryCounts(r.getValue());
                     if (!got.isEmpty()) {
                         int n = got.size();
-                        safe(() -> listener.onReclaimed(n));
+                        listener.call(l -> l.onReclaimed(n));
                     }
                     if (START.equals(claimCursor) || got.isEmpty()) {
                         claimCursor = START;
                         nextClaim = System.nanoTime() + claimIntervalNanos;
+                        deleteConsumers(false);
                     }
                 } else if (ownPending) {
                     got = read(permits, ownCursor, false);
@@ -419,56 +464,28 @@ public final class StreamConsumer<M> implements AutoCloseable {
         String id = entry.getID().toString();
         try {
             Map<String, String> fields = entry.getFields();
-            String payload = fields == null ? null : fields.get(PAYLOAD_FIELD);
             if (fields == null) {
                 // deleted from the stream (trimmed) while pending: nothing to run
                 ack(entry.getID());
                 return;
             }
+            String payload = fields.get(PAYLOAD_FIELD);
             if (payload == null) {
                 deadLetter(d, null, "the entry has no '" + PAYLOAD_FIELD + "' field; fields: " + fields.keySet());
                 return;
             }
-            M message;
-            try {
-                message = reader.readValue(payload);
-            } catch (IOException | RuntimeException e) {
-                deadLetter(d, payload, "cannot decode the payload: " + e.getMessage());
+            PayloadReader.Decoded<M> decoded = payloads.read(payload);
+            if (decoded.poison() != null) {
+                deadLetter(d, payload, decoded.poison());
                 return;
             }
-            if (message == null) {
-                deadLetter(d, payload, "the payload is JSON null");
-                return;
-            }
-            if (d.deliveries() > maxDeliveries) {
-                deadLetter(
-                        d,
-                        payload,
-                        "delivered " + d.deliveries() + " times (maxDeliveries " + maxDeliveries
-                                + ") without an ack: its consumers failed or died");
-                return;
-            }
-            long t0 = System.nanoTime();
-            Outcome outcome;
-            try {
-                outcome = handler.handle(message);
-            } catch (RuntimeException e) {
-                safe(() -> listener.onFailed(id, d.deliveries(), e));
-                if (d.deliveries() >= maxDeliveries) {
-                    deadLetter(d, payload, "failed on delivery " + d.deliveries() + " of " + maxDeliveries + ": " + e);
-                } else {
-                    LOG.debug(
-                            "stream '{}': entry {} failed (delivery {}), left pending: {}",
-                            stream,
-                            id,
-                            d.deliveries(),
-                            e.toString());
-                }
-                return;
-            }
-            Duration took = Duration.ofNanos(System.nanoTime() - t0);
-            safe(() -> listener.onHandled(id, outcome, took));
-            ack(entry.getID());
+            int attempt = (int) Math.min(Integer.MAX_VALUE, d.deliveries());
+            DeliveryRunner.Result r = runner.run(decoded.message(), id, attempt, () -> running);
+            if (r instanceof DeliveryRunner.Result.Handled) {
+                ack(entry.getID());
+            } else if (r instanceof DeliveryRunner.Result.DeadLetter dl) {
+                deadLetter(d, payload, dl.reason());
+            } // Abandoned: closing; the entry stays pending and comes back
         } catch (RuntimeException e) {
             // Redis failed while acknowledging or dead-lettering: the entry stays pending and comes back
             LOG.warn("stream '{}': entry {} stays pending: {}", stream, id, e.toString());
@@ -489,8 +506,7 @@ public final class StreamConsumer<M> implements AutoCloseable {
         redis.xadd(deadLetterStream, XAddParams.xAddParams(), fields);
         LOG.warn("stream '{}': entry {} dead-lettered to '{}': {}", stream, entry.getID(), deadLetterStream, reason);
         ack(entry.getID());
-        String id = entry.getID().toString();
-        safe(() -> listener.onDeadLettered(id, reason));
+        listener.deadLettered(entry.getID().toString(), reason);
     }
 
     private void ack(StreamEntryID id) {
@@ -498,8 +514,7 @@ public final class StreamConsumer<M> implements AutoCloseable {
         for (int i = 1; ; i++) {
             try {
                 redis.xack(stream, group, id);
-                String s = id.toString();
-                safe(() -> listener.onAcked(s));
+                listener.acked(id.toString());
                 return;
             } catch (RuntimeException e) {
                 if (i >= ACK_TRIES) {
@@ -517,66 +532,29 @@ public final class StreamConsumer<M> implements AutoCloseable {
         }
     }
 
-    private static void safe(Runnable r) {
-        try {
-            r.run();
-        } catch (RuntimeException e) {
-            LOG.warn("a StreamListener threw; ignored", e);
-        }
-    }
-
-    private static ExecutorService platformExecutor(String base, int threads) {
-        AtomicInteger n = new AtomicInteger();
-        return Executors.newFixedThreadPool(threads, r -> {
-            Thread t = new Thread(r, base + "-handler-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
-    }
-
-    private static ExecutorService virtualThreadExecutor() {
-        try {
-            return (ExecutorService) MethodHandles.publicLookup()
-                    .findStatic(
-                            Executors.class,
-                            "newVirtualThreadPerTaskExecutor",
-                            MethodType.methodType(ExecutorService.class))
-                    .invoke();
-        } catch (NoSuchMethodException | IllegalAccessException e) {
-            throw new UnsupportedOperationException("virtual threads need Java 21 or newer", e);
-        } catch (Throwable t) {
-            throw new IllegalStateException("cannot create a virtual-thread executor", t);
-        }
-    }
-
     @Override
     public String toString() {
         return "StreamConsumer[" + stream + ", group=" + group + ", consumer=" + consumer + ", concurrency="
-                + concurrency + "]";
+                + settings.concurrency() + "]";
     }
 
     /**
-     * Builds a {@link StreamConsumer}. Each setting may be set once; a second call is an {@link
-     * IllegalStateException}. Not threadsafe.
+     * Builds a {@link StreamConsumer}. The settings every adapter has ({@code concurrency}, {@code virtualThreads},
+     * {@code maxAttempts}, {@code retryBackoff}, {@code objectMapper}) are {@link ConsumerBuilder}'s. Each setting
+     * may be set once; a second call is an {@link IllegalStateException}. Not threadsafe.
      *
      * @param <M> the message type
      */
-    public static final class Builder<M> {
+    public static final class Builder<M> extends ConsumerBuilder<M, Builder<M>> {
         private final UnifiedJedis redis;
         private final String stream;
         private final String group;
-        private final Class<M> type;
-        private final TypeReference<M> typeRef;
-        private final ConflictAwareHandler<M> handler;
-        private ObjectMapper mapper;
         private String consumerName;
-        private Integer concurrency;
-        private Boolean virtualThreads;
         private Integer batchSize;
         private Duration block;
         private Duration claimIdle;
         private Duration claimInterval;
-        private Integer maxDeliveries;
+        private Duration deleteIdle;
         private String deadLetterStream;
         private StreamListener listener;
 
@@ -587,21 +565,10 @@ public final class StreamConsumer<M> implements AutoCloseable {
                 Class<M> type,
                 TypeReference<M> typeRef,
                 ConflictAwareHandler<M> handler) {
+            super(type, typeRef, handler);
             this.redis = Require.notNull("redis", redis);
             this.stream = Require.notEmpty("stream", stream);
             this.group = Require.notEmpty("group", group);
-            this.type = type;
-            this.typeRef = typeRef;
-            this.handler = Require.notNull("handler", handler);
-        }
-
-        /**
-         * The ObjectMapper that reads payloads (default a plain {@code new ObjectMapper()}); use the one the
-         * producer and the {@code Deferrals} use.
-         */
-        public Builder<M> objectMapper(ObjectMapper m) {
-            mapper = Require.setOnce("objectMapper", mapper, m);
-            return this;
         }
 
         /**
@@ -612,19 +579,6 @@ public final class StreamConsumer<M> implements AutoCloseable {
         public Builder<M> consumerName(String name) {
             Require.notEmpty("consumerName", name);
             consumerName = Require.setOnce("consumerName", consumerName, name);
-            return this;
-        }
-
-        /** How many handler threads (default 4, at most 10,000). */
-        public Builder<M> concurrency(int n) {
-            Require.within("concurrency", n, 1, 10_000);
-            concurrency = Require.setOnce("concurrency", concurrency, n);
-            return this;
-        }
-
-        /** Run handlers on virtual threads (Java 21+). Default false: platform daemon threads. */
-        public Builder<M> virtualThreads(boolean on) {
-            virtualThreads = Require.setOnce("virtualThreads", virtualThreads, on);
             return this;
         }
 
@@ -664,10 +618,15 @@ public final class StreamConsumer<M> implements AutoCloseable {
             return this;
         }
 
-        /** On which delivery a failing entry goes to the dead-letter stream (default 5). */
-        public Builder<M> maxDeliveries(int n) {
-            Require.atLeast("maxDeliveries", n, 1);
-            maxDeliveries = Require.setOnce("maxDeliveries", maxDeliveries, n);
+        /**
+         * Consumers of the group idle longer than this with no pending entry are deleted ({@code XGROUP
+         * DELCONSUMER}) by the reader every {@code claimInterval} (default 1 h; {@code Duration.ZERO} turns the
+         * sweep off). Keep it well above the longest pause of a live consumer; a live consumer is never idle for
+         * longer than {@code block} between reads.
+         */
+        public Builder<M> deleteIdleConsumersAfter(Duration d) {
+            Require.notNegative("deleteIdleConsumersAfter", d);
+            deleteIdle = Require.setOnce("deleteIdleConsumersAfter", deleteIdle, d);
             return this;
         }
 
@@ -681,7 +640,7 @@ public final class StreamConsumer<M> implements AutoCloseable {
         /** Hears handled, acked, failed, dead-lettered and reclaimed entries. */
         public Builder<M> listener(StreamListener l) {
             listener = Require.setOnce("listener", listener, l);
-            return this;
+            return consumerListener(l);
         }
 
         /** Builds the consumer (not started). */

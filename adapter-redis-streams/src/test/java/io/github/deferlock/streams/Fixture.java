@@ -136,7 +136,7 @@ final class Fixture implements AutoCloseable {
         }
 
         @Override
-        public void onFailed(String entryId, long deliveries, Throwable error) {
+        public void onFailed(String entryId, int attempt, Throwable error) {
             failed.incrementAndGet();
         }
 

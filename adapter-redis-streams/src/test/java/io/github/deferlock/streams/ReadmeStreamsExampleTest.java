@@ -56,7 +56,7 @@ final class ReadmeStreamsExampleTest {
                             redis, "order-events", "billing", OrderEvent.class, orders)
                     .concurrency(8) // handler threads; virtualThreads(true) on Java 21+
                     .claimIdle(Duration.ofSeconds(60)) // a dead consumer's entries come back after this
-                    .maxDeliveries(5) // a failing entry then goes to the stream "order-events:dead"
+                    .maxAttempts(5) // a failing entry then goes to the stream "order-events:dead"
                     .build()
                     .start()) { // creates the group if needed; XACK only once processed or deferred
                 // ... the application runs; leaving the block closes the consumer

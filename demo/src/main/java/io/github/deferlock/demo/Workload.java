@@ -169,7 +169,7 @@ final class Workload {
                 consumers.add(RabbitConsumer.builder(factory, queue, OrderEvent.class, handler)
                         .concurrency(options.workers())
                         .prefetch(10)
-                        .maxDeliveries(10_000)
+                        .maxAttempts(10_000)
                         .build()
                         .start());
                 try {
@@ -196,7 +196,7 @@ final class Workload {
                         .concurrency(options.workers())
                         .claimIdle(Duration.ofMillis(500))
                         .claimInterval(Duration.ofMillis(100))
-                        .maxDeliveries(10_000)
+                        .maxAttempts(10_000)
                         .build()
                         .start());
             } else {

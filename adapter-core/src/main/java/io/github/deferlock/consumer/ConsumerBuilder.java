@@ -1,0 +1,125 @@
+package io.github.deferlock.consumer;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.github.deferlock.conflict.ConflictAwareHandler;
+import io.github.deferlock.delay.Backoff;
+import io.github.deferlock.redis.internal.Require;
+import java.time.Duration;
+
+/**
+ * The settings every conflict-aware consumer has, whatever its broker; each adapter's builder extends it with its
+ * own. Each setting may be set once: a second call is an {@link IllegalStateException} that names the old value.
+ * Not threadsafe.
+ *
+ * <p><b>Failures.</b> A message whose lock or deferral call cannot reach Redis (unreachable, {@code LOADING}, a
+ * failover) is tried again after a pause that grows up to 5 s while Redis stays away; consumption pauses
+ * meanwhile, and such a failure never costs an attempt nor dead-letters the message. A message whose handler
+ * throws uses one of its {@link #maxAttempts(int) attempts}: it is tried again after {@link #retryBackoff(Backoff)}
+ * and, after the last one, goes to the adapter's dead letters.
+ *
+ * @param <M> the message type
+ * @param <B> the adapter's builder
+ */
+public abstract class ConsumerBuilder<M, B extends ConsumerBuilder<M, B>> {
+    /** The most handler threads a consumer may have. */
+    public static final int MAX_CONCURRENCY = 1_000;
+    /** The default retry backoff: 100 ms doubling up to 5 s, ±20 % jitter. */
+    public static final Backoff DEFAULT_RETRY_BACKOFF = Backoff.exponential(
+                    Duration.ofMillis(100), Duration.ofSeconds(5), 2.0)
+            .withJitter(0.2);
+
+    private final ConflictAwareHandler<M> handler;
+    private final Class<M> type;
+    private final TypeReference<M> typeRef;
+    private ObjectMapper mapper;
+    private Integer concurrency;
+    private Boolean virtualThreads;
+    private Integer maxAttempts;
+    private Backoff retryBackoff;
+    private ConsumerListener listener;
+
+    /**
+     * A builder for messages of {@code type} or {@code typeRef} (exactly one is given) handed to {@code handler}.
+     *
+     * @throws NullPointerException when {@code handler}, or both types, are null
+     */
+    protected ConsumerBuilder(Class<M> type, TypeReference<M> typeRef, ConflictAwareHandler<M> handler) {
+        if (type == null) {
+            Require.notNull("type", typeRef);
+        }
+        this.type = type;
+        this.typeRef = typeRef;
+        this.handler = Require.notNull("handler", handler);
+    }
+
+    @SuppressWarnings("unchecked")
+    private B self() {
+        return (B) this;
+    }
+
+    /** The ObjectMapper that reads message bodies (default a plain {@code new ObjectMapper()}). */
+    public B objectMapper(ObjectMapper m) {
+        mapper = Require.setOnce("objectMapper", mapper, m);
+        return self();
+    }
+
+    /** How many messages run at once, each on its own handler thread (default 4, at most 1,000). */
+    public B concurrency(int n) {
+        Require.within("concurrency", n, 1, MAX_CONCURRENCY);
+        concurrency = Require.setOnce("concurrency", concurrency, n);
+        return self();
+    }
+
+    /**
+     * Run handlers on virtual threads. Default false: platform daemon threads.
+     *
+     * @throws UnsupportedOperationException when {@code on} and this Java is older than 21
+     */
+    public B virtualThreads(boolean on) {
+        if (on && Runtime.version().feature() < 21) {
+            throw new UnsupportedOperationException("virtual threads need Java 21 or newer, this is Java "
+                    + Runtime.version().feature());
+        }
+        virtualThreads = Require.setOnce("virtualThreads", virtualThreads, on);
+        return self();
+    }
+
+    /**
+     * On which failed attempt a message goes to the dead letters (default 5; 1 means no retry). Only handler
+     * failures count; a Redis outage never uses an attempt.
+     */
+    public B maxAttempts(int n) {
+        Require.within("maxAttempts", n, 1, 1_000_000);
+        maxAttempts = Require.setOnce("maxAttempts", maxAttempts, n);
+        return self();
+    }
+
+    /**
+     * How long to wait after a failed attempt before the next one (default {@link #DEFAULT_RETRY_BACKOFF}). The
+     * message waits on its handler thread, unacknowledged, which keeps the order of its key.
+     */
+    public B retryBackoff(Backoff backoff) {
+        retryBackoff = Require.setOnce("retryBackoff", retryBackoff, backoff);
+        return self();
+    }
+
+    /** Sets the listener; adapters expose it under their own listener type. */
+    protected final B consumerListener(ConsumerListener l) {
+        listener = Require.setOnce("listener", listener, l);
+        return self();
+    }
+
+    /** The shared settings as they stand, with defaults for those not set; the adapter's build reads them. */
+    public final ConsumerSettings<M> settings() {
+        ObjectMapper m = Require.orDefault(mapper, new ObjectMapper());
+        return new ConsumerSettings<>(
+                handler,
+                typeRef != null ? m.readerFor(typeRef) : m.readerFor(type),
+                Require.orDefault(concurrency, 4),
+                Require.orDefault(virtualThreads, false),
+                Require.orDefault(maxAttempts, 5),
+                Require.orDefault(retryBackoff, DEFAULT_RETRY_BACKOFF),
+                Require.orDefault(listener, new ConsumerListener() {}));
+    }
+}

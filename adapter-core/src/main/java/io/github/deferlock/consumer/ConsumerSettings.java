@@ -1,0 +1,27 @@
+package io.github.deferlock.consumer;
+
+import com.fasterxml.jackson.databind.ObjectReader;
+import io.github.deferlock.conflict.ConflictAwareHandler;
+import io.github.deferlock.delay.Backoff;
+
+/**
+ * The settings every conflict-aware consumer runs with, whatever its broker: what a {@link ConsumerBuilder}
+ * built. Immutable and threadsafe.
+ *
+ * @param handler the conflict-aware handler each message goes to
+ * @param reader reads a message from its JSON body
+ * @param concurrency how many handler threads
+ * @param virtualThreads whether they are virtual threads (Java 21+)
+ * @param maxAttempts on which failed attempt a message goes to the dead letters
+ * @param retryBackoff the wait after a failed attempt before the next one
+ * @param listener hears what happens to each message
+ * @param <M> the message type
+ */
+public record ConsumerSettings<M>(
+        ConflictAwareHandler<M> handler,
+        ObjectReader reader,
+        int concurrency,
+        boolean virtualThreads,
+        int maxAttempts,
+        Backoff retryBackoff,
+        ConsumerListener listener) {}

@@ -1,0 +1,163 @@
+package io.github.deferlock.consumer.internal;
+
+import io.github.deferlock.conflict.ConflictAwareHandler;
+import io.github.deferlock.conflict.Outcome;
+import io.github.deferlock.consumer.ConsumerSettings;
+import io.github.deferlock.delay.Backoff;
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The failure policy, once for every adapter: runs one decoded message through the conflict-aware handler until
+ * it is handled, has used its attempts, or the consumer lets go of it.
+ *
+ * <ul>
+ *   <li>An <em>infrastructure</em> failure ({@link Failures#isInfrastructure}) closes the consumer's {@link
+ *       OutageGate}, waits it out and tries the same attempt again: it never costs an attempt and never
+ *       dead-letters.
+ *   <li>A <em>handler</em> failure uses an attempt: after {@code maxAttempts} the result says to dead-letter,
+ *       else the message waits {@code retryBackoff.delay(attempt)} on this thread and runs again.
+ * </ul>
+ *
+ * The message stays unacknowledged (uncommitted, pending) all along, so a process that dies meanwhile gets it
+ * redelivered. Threadsafe; one instance serves all the handler threads of a consumer.
+ *
+ * @param <M> the message type
+ */
+public final class DeliveryRunner<M> {
+    private static final Logger LOG = LoggerFactory.getLogger(DeliveryRunner.class);
+    private static final long SLICE_NANOS = 50_000_000L;
+
+    private final Function<M, Outcome> handler;
+    private final int maxAttempts;
+    private final Backoff retryBackoff;
+    private final GuardedListener<?> listener;
+    private final OutageGate gate;
+    private final Sleeper sleeper;
+    private final LongSupplier nanoTime;
+    private final String source;
+
+    /**
+     * A runner for the settings' handler and failure policy; {@code source} names the queue/topic/stream in logs.
+     */
+    public DeliveryRunner(ConsumerSettings<M> settings, GuardedListener<?> listener, String source) {
+        this(
+                settings.handler()::handle,
+                settings.maxAttempts(),
+                settings.retryBackoff(),
+                listener,
+                source,
+                new OutageGate(),
+                Sleeper.SYSTEM,
+                System::nanoTime);
+    }
+
+    /**
+     * A runner of {@code handle} (a {@link ConflictAwareHandler#handle} in production) with a gate, sleeper and
+     * clock of the caller's (tests).
+     */
+    public DeliveryRunner(
+            Function<M, Outcome> handle,
+            int maxAttempts,
+            Backoff retryBackoff,
+            GuardedListener<?> listener,
+            String source,
+            OutageGate gate,
+            Sleeper sleeper,
+            LongSupplier nanoTime) {
+        this.handler = handle;
+        this.maxAttempts = maxAttempts;
+        this.retryBackoff = retryBackoff;
+        this.listener = listener;
+        this.source = source;
+        this.gate = gate;
+        this.sleeper = sleeper;
+        this.nanoTime = nanoTime;
+    }
+
+    /** What became of a message. */
+    public sealed interface Result {
+        /** {@code handle} returned {@code outcome}: acknowledge (commit) the message. */
+        record Handled(Outcome outcome) implements Result {}
+
+        /** The handler failed on its last attempt: dead-letter the message with {@code reason}. */
+        record DeadLetter(String reason) implements Result {}
+
+        /** The consumer let go (closing, partition revoked, interrupted): leave the message unacknowledged. */
+        record Abandoned() implements Result {}
+    }
+
+    /** The consumer's outage gate (the adapters' readers may consult it). */
+    public OutageGate gate() {
+        return gate;
+    }
+
+    /**
+     * Runs {@code message} starting at attempt {@code firstAttempt} (more than 1 when the broker says it was
+     * delivered before), while {@code keepGoing} holds.
+     *
+     * @param id the message id for the listener and logs
+     */
+    public Result run(M message, String id, int firstAttempt, BooleanSupplier keepGoing) {
+        int attempt = Math.max(1, firstAttempt);
+        if (attempt > maxAttempts) {
+            return new Result.DeadLetter("delivered " + attempt + " times (maxAttempts " + maxAttempts
+                    + ") without being acknowledged: its consumers failed or died");
+        }
+        while (true) {
+            if (!gate.awaitOpen(keepGoing)) {
+                return new Result.Abandoned();
+            }
+            long t0 = nanoTime.getAsLong();
+            Outcome outcome;
+            try {
+                outcome = handler.apply(message);
+            } catch (RuntimeException e) {
+                if (Failures.isInfrastructure(e)) {
+                    Duration pause = gate.failed();
+                    LOG.debug("{}: message {} waits {} for Redis: {}", source, id, pause, e.toString());
+                    listener.redisUnavailable(id, e);
+                    continue;
+                }
+                gate.succeeded();
+                listener.failed(id, attempt, e);
+                if (attempt >= maxAttempts) {
+                    return new Result.DeadLetter("failed on attempt " + attempt + " of " + maxAttempts + ": " + e);
+                }
+                LOG.debug("{}: message {} failed on attempt {}: {}", source, id, attempt, e.toString());
+                if (!pause(retryBackoff.delay(attempt), keepGoing)) {
+                    return new Result.Abandoned();
+                }
+                attempt++;
+                continue;
+            }
+            gate.succeeded();
+            listener.handled(id, outcome, Duration.ofNanos(nanoTime.getAsLong() - t0));
+            return new Result.Handled(outcome);
+        }
+    }
+
+    /** Waits {@code d} in slices, so that {@code keepGoing} turning false ends it; false when it did. */
+    private boolean pause(Duration d, BooleanSupplier keepGoing) {
+        long until = nanoTime.getAsLong() + d.toNanos();
+        while (true) {
+            if (!keepGoing.getAsBoolean()) {
+                return false;
+            }
+            long left = until - nanoTime.getAsLong();
+            if (left <= 0) {
+                return true;
+            }
+            try {
+                sleeper.sleep(Duration.ofNanos(Math.min(left, SLICE_NANOS)));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+    }
+}
