@@ -2,6 +2,8 @@ package io.github.deferlock.lock.internal;
 
 import io.github.deferlock.lock.LockClock;
 import io.github.deferlock.lock.LockLease;
+import io.github.deferlock.redis.internal.Durations;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
@@ -11,6 +13,16 @@ import java.util.function.Consumer;
  * atomic steps, so a renewal result that arrives after the release changes nothing.
  */
 final class Hold implements LockLease {
+
+    /** What ends or changes a hold in Redis besides the plain release ({@link LockEngine}). */
+    interface Ends extends Consumer<Hold> {
+        /** {@link LockLease#extend}: the lease in milliseconds, checked. */
+        boolean extend(Hold hold, long leaseMillis);
+
+        /** {@link LockLease#releaseAfter}: how long the key stays, in milliseconds (positive). */
+        void releaseAfter(Hold hold, long keepMillis);
+    }
+
     static final int HELD = 0;
     static final int LOST = 1;
     static final int RELEASED = 2;
@@ -150,8 +162,44 @@ final class Hold implements LockLease {
     }
 
     @Override
+    public boolean extend(Duration lease) {
+        long millis = LockConfig.checkLease("lease", lease);
+        if (renewed) {
+            throw new IllegalStateException("lock '" + state.keyString
+                    + "' is renewed by the watchdog (acquired without a lease); extend applies to a hold with a lease");
+        }
+        return ends().extend(this, millis);
+    }
+
+    @Override
+    public void releaseAfter(Duration keep) {
+        if (keep.isNegative() || keep.isZero()) {
+            release();
+            return;
+        }
+        long millis = keep.toMillis() == 0 ? 1 : keep.toMillis();
+        if (keep.compareTo(LockConfig.MAX_LEASE) > 0) {
+            throw new IllegalArgumentException(
+                    "keep " + Durations.format(keep) + " is longer than " + Durations.format(LockConfig.MAX_LEASE));
+        }
+        ends().releaseAfter(this, millis);
+    }
+
+    private Ends ends() {
+        if (releaser instanceof Ends e) {
+            return e;
+        }
+        throw new UnsupportedOperationException("this hold has no engine to extend it");
+    }
+
+    @Override
     public void close() {
         release();
+    }
+
+    /** An extension sent at {@code sentAt} succeeded: the hold is valid for {@code leaseNanos} from then. */
+    synchronized void extendedAt(long sentAt, long leaseNanos) {
+        validUntil = sentAt + leaseNanos;
     }
 
     long validUntil() {
@@ -188,6 +236,11 @@ final class Hold implements LockLease {
             return true;
         }
         return false;
+    }
+
+    /** Records the cause of a loss found after the hold was finished by someone else than its owner. */
+    void markLostQuietly(Throwable cause) {
+        lostCause = cause;
     }
 
     /** Marks the hold released and returns the status it had. */

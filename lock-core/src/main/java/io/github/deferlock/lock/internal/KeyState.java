@@ -23,6 +23,13 @@ final class KeyState {
     final ThreadBoundHold threadHold = new ThreadBoundHold();
     final ReleaseSignal signal = new ReleaseSignal();
 
+    /**
+     * The hold with an explicit lease (not renewed) that has the gate, if any: a local contender refused by the
+     * gate asks Redis whether it still holds its key ({@link LockEngine}), so a hold nobody released does not
+     * block this JVM longer than Redis keeps its key.
+     */
+    volatile Hold leaseHolder;
+
     /** Acquisitions in progress plus holds; read and written only by {@link KeyStates} inside its map's compute. */
     private int users;
 

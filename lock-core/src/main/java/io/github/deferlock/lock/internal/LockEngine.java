@@ -8,7 +8,9 @@ import io.github.deferlock.redis.internal.Retry;
 import io.github.deferlock.redis.internal.SharedNoticeBus;
 import io.github.deferlock.redis.internal.Topology;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.UnifiedJedis;
@@ -62,8 +64,26 @@ public final class LockEngine implements AutoCloseable {
         this.watchdog = new Watchdog(this); // reads topology
         this.waiterChannels = new WaiterChannels(notices.bus(), states::existing, watchdog, clock);
         this.contention = new CrossProcessContention(
-                clock, scripts, waiterChannels, watchdog, this::release, () -> closed, defaultLeaseMillis);
+                clock, scripts, waiterChannels, watchdog, ends, () -> closed, defaultLeaseMillis);
     }
+
+    /** The engine's ends of a hold, given to every hold it makes. */
+    private final Hold.Ends ends = new Hold.Ends() {
+        @Override
+        public void accept(Hold hold) {
+            release(hold);
+        }
+
+        @Override
+        public boolean extend(Hold hold, long leaseMillis) {
+            return LockEngine.this.extend(hold, leaseMillis);
+        }
+
+        @Override
+        public void releaseAfter(Hold hold, long keepMillis) {
+            end(hold, keepMillis);
+        }
+    };
 
     LockConfig config() {
         return config;
@@ -139,6 +159,9 @@ public final class LockEngine implements AutoCloseable {
         Outcome outcome = null;
         try {
             gated = st.gate.enter(clock, start, waitNanos, forever);
+            if (!gated && freeAbandoned(st)) {
+                gated = st.gate.tryEnter();
+            }
             if (!gated) {
                 outcome = Outcome.conflict(0, clock.nanoTime() - start, -1);
             } else {
@@ -150,6 +173,9 @@ public final class LockEngine implements AutoCloseable {
             if (outcome.hold() == null) {
                 events.conflict(st, outcome.holderTtl());
             } else {
+                if (!outcome.hold().renewed) {
+                    st.leaseHolder = outcome.hold();
+                }
                 acquired(outcome.hold(), clock.nanoTime() - start);
             }
             return outcome;
@@ -261,15 +287,91 @@ public final class LockEngine implements AutoCloseable {
         }
     }
 
+    /**
+     * For a contender the gate refused: when the gate's holder has an explicit lease and Redis no longer holds
+     * its key for it (its lease ran out, the key was deleted or taken), that holder is ended here (marked lost,
+     * its gate and user count given up), so a hold nobody released never blocks this JVM's contenders longer
+     * than Redis keeps its key. One {@code GET}, only on such a local conflict.
+     *
+     * @return whether the gate was freed
+     */
+    private boolean freeAbandoned(KeyState st) {
+        Hold h = st.leaseHolder;
+        if (h == null || h.renewed) {
+            return false;
+        }
+        boolean gone;
+        try {
+            gone = !h.isHeld() || !scripts.holds(st, h.token);
+        } catch (JedisException e) {
+            return false; // cannot tell: the gate stays as it is
+        }
+        if (!gone) {
+            return false;
+        }
+        int before = h.finish();
+        if (before == Hold.RELEASED) {
+            return false; // its own release got there first and frees the gate
+        }
+        if (st.leaseHolder == h) {
+            st.leaseHolder = null;
+        }
+        if (before == Hold.HELD) {
+            LockException cause = new LockException(
+                    "lock '" + st.keyString + "' ran out of its lease (or its key was removed) before its release");
+            h.markLostQuietly(cause);
+            events.lost(h, cause);
+        }
+        st.gate.leave();
+        states.exit(st);
+        return true;
+    }
+
     /** Ends a thread-bound or handle hold: compare-and-delete in Redis, then the local gate. */
     void release(Hold hold) {
+        end(hold, 0);
+    }
+
+    /**
+     * {@link io.github.deferlock.lock.LockLease#extend}: compare-and-{@code PEXPIRE} of the hold's key to the
+     * new lease (renew.lua with one key; safe to resend). A key that is gone or held by another owner marks the
+     * hold lost.
+     */
+    boolean extend(Hold hold, long leaseMillis) {
+        if (!hold.isActive()) {
+            return false;
+        }
+        KeyState st = hold.state;
+        long sentAt = clock.nanoTime();
+        List<?> reply;
+        try {
+            reply = Retry.QUICK_CONNECTION_ERRORS.call(() -> (List<?>) LockLua.RENEW.run(
+                    redis,
+                    List.of(st.key),
+                    List.of(Long.toString(leaseMillis).getBytes(StandardCharsets.US_ASCII), hold.token)));
+        } catch (JedisException e) {
+            throw new LockException("cannot extend lock '" + st.keyString + "'", e);
+        }
+        if (Long.valueOf(1).equals(reply.get(0))) {
+            hold.extendedAt(sentAt, TimeUnit.MILLISECONDS.toNanos(leaseMillis));
+            return true;
+        }
+        lost(hold, new LockException("lock '" + st.keyString + "' was gone or held by another owner at extend"));
+        return false;
+    }
+
+    /**
+     * Ends a hold; with {@code keepMillis} positive the key stays held in Redis that much longer
+     * (compare-and-{@code PEXPIRE}, no hand-off, no release notice) instead of the compare-and-delete.
+     */
+    private void end(Hold hold, long keepMillis) {
         int before = hold.finish();
         if (before == Hold.RELEASED) {
             return;
         }
         KeyState st = hold.state;
         long now = clock.nanoTime();
-        if (before == Hold.HELD && handOff(hold)) {
+        if (keepMillis <= 0 && before == Hold.HELD && handOff(hold)) {
             events.released(st, now - hold.acquiredAt);
             return;
         }
@@ -280,13 +382,24 @@ public final class LockEngine implements AutoCloseable {
         LockException failure = null;
         try {
             // safe to repeat after a connection error (a dead pooled connection after a restart): the script
-            // compares the token, and a resend recognises its own earlier release (reply 3)
-            long reply = Retry.QUICK_CONNECTION_ERRORS.call(() -> scripts.release(st, hold.token));
+            // compares the token, and a resend recognises its own earlier release (reply 3); the kept form
+            // is a compare-and-PEXPIRE, which a resend repeats harmlessly
+            long reply = keepMillis <= 0
+                    ? Retry.QUICK_CONNECTION_ERRORS.call(() -> scripts.release(st, hold.token))
+                    : (Long) Retry.QUICK_CONNECTION_ERRORS
+                            .call(() -> (List<?>) LockLua.RENEW.run(
+                                    redis,
+                                    List.of(st.key),
+                                    List.of(Long.toString(keepMillis).getBytes(StandardCharsets.US_ASCII), hold.token)))
+                            .get(0);
             deleted = reply != 0;
         } catch (JedisException e) {
             failure =
                     new LockException("cannot release lock '" + st.keyString + "'; the key expires with its lease", e);
         } finally {
+            if (st.leaseHolder == hold) {
+                st.leaseHolder = null;
+            }
             st.gate.leave();
             states.exit(st);
         }

@@ -198,6 +198,17 @@ final class LockScripts {
     }
 
     /**
+     * Whether the key is held with {@code token} (its value may carry the '+' of a queued waiter). One
+     * {@code GET}.
+     */
+    boolean holds(KeyState st, byte[] token) {
+        byte[] held = redis.get(st.key);
+        return held != null
+                && held.length >= token.length
+                && Arrays.equals(held, 0, token.length, token, 0, token.length);
+    }
+
+    /**
      * Whether the key, held with {@code token}, is marked as waited for by a queued waiter of another process
      * (its value is the token followed by '+', acquire.lua): then a release must go to Redis, not to a local
      * thread. One {@code GET}.
