@@ -59,7 +59,6 @@ public final class LockEngine implements AutoCloseable {
                         topology,
                         "deferlock-subscriber",
                         // the anchor keeps the subscription open between waits; under the prefix for ACL users
-                        // (&prefix*)
                         (config.keyPrefix() + "subscriber:" + UUID.randomUUID()).getBytes(StandardCharsets.UTF_8)));
         this.watchdog = new Watchdog(this); // reads topology
         this.waiterChannels = new WaiterChannels(notices.bus(), states::existing, watchdog, clock);
