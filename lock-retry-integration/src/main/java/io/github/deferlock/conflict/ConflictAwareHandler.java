@@ -34,8 +34,11 @@ import redis.clients.jedis.params.SetParams;
  * Processes messages under a per-message lock and applies an {@link OnConflict} strategy when the lock is
  * taken. It plugs into any consumer loop (Kafka, a Redis list, an HTTP handler): call {@link #handle(Object)}
  * for each message and commit the message to its source once it returns. With {@link OnConflict#DEFER} a
- * conflicting message is stored in a {@link Deferrals} delay queue and {@code handle} returns {@link
- * Outcome#DEFERRED} at once; a worker runs it later with the same handler under the same lock.
+ * conflicting message is stored ({@link Deferrals}) and {@code handle} returns {@link Outcome#DEFERRED} at
+ * once; a worker runs it later with the same handler under the same lock. By default ({@link
+ * DeferMode#ORDERED}) it parks behind its key and runs after the release, and while the key has parked
+ * messages every new message of the key parks behind them: a caller that hands a key's messages to {@code
+ * handle} one at a time, in order, has them run in that order, deferred or not.
  *
  * <pre>{@code
  * ConflictAwareHandler<OrderEvent> orders = ConflictAwareHandler.builder("order-events", OrderEvent.class, locks)
