@@ -350,8 +350,8 @@ public final class ConflictAwareHandler<M> {
         DistributedLock lock = locks.get(key);
         Parking parking = parking(lock);
         for (int n = 0; n < DRAIN_BATCH; n++) {
-            Parking.DrainStep step = parking.drainStep(token, lease);
-            if (!step.hasHead()) {
+            // before the first wait, look without the lock; after a run, the look with the lock held says it
+            if (n == 0 && !parking.drainStep(token, lease).hasHead()) {
                 endDrain(job, token);
                 return;
             }
