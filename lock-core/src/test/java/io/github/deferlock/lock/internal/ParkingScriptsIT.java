@@ -67,6 +67,9 @@ final class ParkingScriptsIT {
     @Test
     void drainAndPop_onlyTheHeadLeaves_anotherTokenIsTurnedAway_andAnEmptyFifoEndsTheDrainer(RedisClient redis) {
         Parking p = parking(redis);
+        assertThat(p.drainStep("t0", 60_000))
+                .as("a token whose park has not run yet")
+                .isSameAs(Parking.DrainStep.EMPTY_NO_DRAINER);
         p.park("a", "pa", 10, "t1", 60_000);
         p.park("b", "pb", 10, "t9", 60_000);
         assertThat(p.drainStep("t2", 60_000)).isSameAs(Parking.DrainStep.OTHER_DRAINER);
