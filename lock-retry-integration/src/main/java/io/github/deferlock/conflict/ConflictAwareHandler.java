@@ -10,7 +10,6 @@ import io.github.deferlock.delay.DelayQueue;
 import io.github.deferlock.delay.EnqueueResult;
 import io.github.deferlock.delay.Job;
 import io.github.deferlock.delay.JobHandler;
-import io.github.deferlock.delay.JobState;
 import io.github.deferlock.lock.DistributedLock;
 import io.github.deferlock.lock.LockAttempt;
 import io.github.deferlock.lock.LockConflictException;
@@ -34,8 +33,11 @@ import redis.clients.jedis.params.SetParams;
  * Processes messages under a per-message lock and applies an {@link OnConflict} strategy when the lock is
  * taken. It plugs into any consumer loop (Kafka, a Redis list, an HTTP handler): call {@link #handle(Object)}
  * for each message and commit the message to its source once it returns. With {@link OnConflict#DEFER} a
- * conflicting message is stored in a {@link Deferrals} delay queue and {@code handle} returns {@link
- * Outcome#DEFERRED} at once; a worker runs it later with the same handler under the same lock.
+ * conflicting message is stored ({@link Deferrals}) and {@code handle} returns {@link Outcome#DEFERRED} at
+ * once; a worker runs it later with the same handler under the same lock. By default ({@link
+ * DeferMode#ORDERED}) it parks behind its key and runs after the release, and while the key has parked
+ * messages every new message of the key parks behind them: a caller that hands a key's messages to {@code
+ * handle} one at a time, in order, has them run in that order, deferred or not.
  *
  * <pre>{@code
  * ConflictAwareHandler<OrderEvent> orders = ConflictAwareHandler.builder("order-events", OrderEvent.class, locks)
@@ -262,16 +264,11 @@ public final class ConflictAwareHandler<M> {
         return "drain:" + token;
     }
 
-    private static String safetyJobId(String token) {
-        return "drain:" + token + ":safety";
-    }
-
     /**
-     * Parks {@code message} behind its key. Three steps over two slots (docs/lock-keys.md says which fault leaves
-     * what): (1) a safety drain token due after the drainer's lease, in the queue; (2) park.lua, in the key's slot,
-     * which makes this token the key's drainer when it has none; (3) when it did, the drain token due now, else
-     * the safety token is cancelled. A crash after (1) leaves a token that finds nothing or drains; after (2) the
-     * safety token drains the key once it comes due.
+     * Parks {@code message} behind its key, in steps over two slots (docs/lock-keys.md says which fault leaves
+     * what): (1) a drain token due now, in the queue; (2) park.lua, in the key's slot, which makes this token the
+     * key's drainer when it has none; (3) when another token drains the key, this one is cancelled. A crash after
+     * (1) leaves a token that finds nothing parked and ends after a drainer lease; after (2) the token drains.
      */
     private Outcome park(DistributedLock lock, M message, String key, String id) {
         Instant now = Instant.now();
@@ -294,12 +291,10 @@ public final class ConflictAwareHandler<M> {
         DeferredMessage drain = DeferredMessage.drain(name, key, token, now);
         long lease = deferrals.drainerLeaseMillis();
         DelayQueue<DeferredMessage> queue = deferrals.queue();
-        queue.enqueue(safetyJobId(token), drain, Duration.ofMillis(lease));
+        queue.enqueue(drainJobId(token), drain, Duration.ZERO);
         Parking.ParkReply r = parking(lock).park(itemId, payload, deferrals.maxParked(), token, lease);
-        if (r.drainer()) {
-            queue.enqueue(drainJobId(token), drain, Duration.ZERO);
-        } else {
-            cancelQuietly(safetyJobId(token));
+        if (!r.drainer()) {
+            cancelQuietly(drainJobId(token));
         }
         if (r.parked() == Parking.Parked.FULL) {
             return overflow(dm, itemId, key);
@@ -340,17 +335,19 @@ public final class ConflictAwareHandler<M> {
         String token = t.token();
         DelayQueue<DeferredMessage> queue = deferrals.queue();
         long lease = deferrals.drainerLeaseMillis();
-        if (job.id().equals(safetyJobId(token)) && drainTokenPending(token)) {
-            queue.reschedule(job, Duration.ofMillis(lease), null); // the drain token still runs the key
-            return;
-        }
         DistributedLock lock = locks.get(key);
         Parking parking = parking(lock);
         for (int n = 0; n < DRAIN_BATCH; n++) {
-            Parking.DrainStep step = parking.drainStep(token, lease);
-            if (!step.hasHead()) {
-                endDrain(job, token);
-                return;
+            // before the first wait, look without the lock; after a run, the look with the lock held says it
+            if (n == 0) {
+                Parking.DrainStep first = parking.drainStep(token, lease);
+                if (first == Parking.DrainStep.EMPTY_NO_DRAINER) {
+                    awaitParking(job, t, lease);
+                    return;
+                }
+                if (!first.hasHead()) {
+                    return;
+                }
             }
             LockAttempt attempt = lock.attempt(deferrals.drainWait());
             if (!attempt.acquired()) {
@@ -368,7 +365,6 @@ public final class ConflictAwareHandler<M> {
             }
             if (!head.hasHead()) {
                 lock.unlock();
-                endDrain(job, token);
                 return;
             }
             if (!runParked(lock, key, parking, head, job, token)) {
@@ -378,20 +374,19 @@ public final class ConflictAwareHandler<M> {
         queue.reschedule(job, Duration.ZERO, null); // bounded work per delivery: other keys' tokens get the thread
     }
 
-    /** Whether the drain token (not the safety token) of {@code token} is due or running. */
-    private boolean drainTokenPending(String token) {
-        return deferrals
-                .queue()
-                .get(drainJobId(token))
-                .map(info -> info.state() != JobState.DEAD)
-                .orElse(false);
-    }
-
-    /** Nothing left to drain, or another token drains the key: this token's safety token is not needed. */
-    private void endDrain(Job<DeferredMessage> job, String token) {
-        if (!job.id().equals(safetyJobId(token))) {
-            cancelQuietly(safetyJobId(token));
+    /**
+     * A drain token that finds nothing parked and no drainer ran before its parker's park.lua (the token is
+     * enqueued first), or its parker died between the two. It looks again after a delay growing with its age
+     * (10 ms to 1 s), and ends once it is a drainer lease old: a parker that died before parking left nothing to
+     * drain, and its caller, which got no answer, still has the message.
+     */
+    private void awaitParking(Job<DeferredMessage> job, DeferredMessage t, long leaseMillis) {
+        long age = Math.max(0, System.currentTimeMillis() - t.firstConflict().toEpochMilli());
+        if (age >= leaseMillis) {
+            log.debug("drain token {} of lock '{}' found nothing parked for {} ms; it ends", job.id(), t.key(), age);
+            return;
         }
+        deferrals.queue().reschedule(job, Duration.ofMillis(Math.min(1_000, Math.max(10, age / 2))), null);
     }
 
     /**

@@ -19,10 +19,17 @@ import java.util.function.Supplier;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
- * Where {@link OnConflict#DEFER} stores messages whose lock was taken: a {@link DelayQueue} of {@link
- * DeferredMessage}s, the deferral backoff and limit, and a worker that runs each due message with the
- * {@link ConflictAwareHandler} of the same name, under the same lock. Any process that builds handlers with
- * the same names over the same queue can run the deferred messages of the others.
+ * Where {@link OnConflict#DEFER} stores messages whose lock was taken, and the worker that runs them with the
+ * {@link ConflictAwareHandler} of the same name, under the same lock. Any process that builds handlers with the
+ * same names over the same queue can run the deferred messages of the others.
+ *
+ * <p>{@link DeferMode#ORDERED} (the default): a message is parked behind its key, in a FIFO beside the lock;
+ * new messages of a key with parked work park behind it; a worker thread waits for the key as the lock's
+ * waiters do and runs the parked messages right after the release, in order ({@link #maxParked()}, {@link
+ * #parkedOverflow()}, {@link #drainWait()}). The {@link DelayQueue} holds the drain tokens that say which keys
+ * to drain, and the dead letters. {@link DeferMode#TIMED}: the message goes into the {@link DelayQueue} and is
+ * tried again after the backoff, deferred again while the key is taken, dead-lettered after {@link
+ * #maxDeferrals()}. See docs/strategies.md.
  *
  * <pre>{@code
  * Deferrals deferrals = Deferrals.builder(redis, "orders-deferred")
@@ -33,8 +40,9 @@ import redis.clients.jedis.UnifiedJedis;
  * deferrals.startWorker(4);
  * }</pre>
  *
- * <p>Defaults: backoff exponential 50 ms → 30 s (factor 2, 20 % jitter), 20 deferrals, done markers kept 1
- * day. Threadsafe once built; the builder is not.
+ * <p>Defaults: ORDERED, 10,000 parked messages per key, THROW on overflow, drain wait 10 s, backoff exponential
+ * 50 ms → 30 s (factor 2, 20 % jitter), 20 deferrals (TIMED), done markers kept 1 day. Threadsafe once built;
+ * the builder is not.
  */
 public final class Deferrals implements AutoCloseable {
 

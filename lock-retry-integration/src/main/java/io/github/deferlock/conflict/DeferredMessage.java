@@ -20,8 +20,10 @@ import java.util.Optional;
  * <p>With a message id the message is stored under the job id {@code <n>:<handler>:<messageId>}, {@code n}
  * being the handler name's length in UTF-8 bytes, so two different (handler, id) pairs never share a job
  * (docs/names.md). The stored JSON has the fields {@code handler}, {@code key}, {@code messageId}, {@code
- * message}, {@code deferrals} and {@code firstConflictMillis}; that format is internal, kept readable across
- * versions, and not part of this class's API.
+ * message}, {@code deferrals} and {@code firstConflictMillis}, and for the queue's own jobs of an ordered DEFER
+ * {@code kind} ({@code drain}: a drain token, with {@code token}; {@code dead}: a message on its way to the dead
+ * letters, with {@code reason}); that format is internal, kept readable across versions, and not part of this
+ * class's API.
  */
 @JsonAutoDetect(
         fieldVisibility = JsonAutoDetect.Visibility.NONE,

@@ -21,7 +21,11 @@ public abstract sealed class OnConflict permits OnConflict.Blocking, OnConflict.
      */
     public static final Blocking SLEEP_RETRY = new Blocking("SLEEP_RETRY", 1);
 
-    /** Put the request into a delay queue and try again later; the caller's thread moves on at once. */
+    /**
+     * Store the request and run it later; the caller's thread moves on at once. By default ({@link
+     * DeferMode#ORDERED}) it parks behind its key and runs right after the release, in the key's arrival order;
+     * with {@link DeferMode#TIMED} it is retried after a backoff delay. See {@link Deferrals}.
+     */
     public static final Deferring DEFER = new Deferring();
 
     private static final List<OnConflict> VALUES = List.of(THROW, SLEEP_RETRY, DEFER);

@@ -67,9 +67,10 @@ public final class Parking {
     }
 
     /**
-     * One step of draining, by drain token {@code token}: empty when another drain token drains the key or
-     * when nothing is parked (then the key's drainer record is gone); else the head item, with {@code token}
-     * the drainer for another {@code drainerLeaseMillis}.
+     * One step of draining, by drain token {@code token}: {@link DrainStep#OTHER_DRAINER} when another drain
+     * token drains the key; {@link DrainStep#EMPTY} or {@link DrainStep#EMPTY_NO_DRAINER} when nothing is parked
+     * (then the key's drainer record is gone); else the head item, with {@code token} the drainer for another
+     * {@code drainerLeaseMillis}.
      *
      * @throws LockException when Redis fails
      */
@@ -84,7 +85,7 @@ public final class Parking {
                 return DrainStep.OTHER_DRAINER;
             }
             if (status == 1) {
-                return DrainStep.EMPTY;
+                return (Long) r.get(1) == 1 ? DrainStep.EMPTY : DrainStep.EMPTY_NO_DRAINER;
             }
             if (status == 2) {
                 return new DrainStep(string(r.get(1)), string(r.get(2)), ((Long) r.get(3)).intValue(), (Long) r.get(4));
@@ -103,8 +104,10 @@ public final class Parking {
     public record DrainStep(String id, String payload, int failedAttempts, long size) {
         /** Another live drain token drains the key. */
         public static final DrainStep OTHER_DRAINER = new DrainStep(null, null, 0, -1);
-        /** Nothing is parked; the key has no drainer any more. */
+        /** Nothing is parked; the caller was the key's drainer, and the key has none any more. */
         public static final DrainStep EMPTY = new DrainStep(null, null, 0, 0);
+        /** Nothing is parked, and the key had no drainer: the caller's own park may not have run yet. */
+        public static final DrainStep EMPTY_NO_DRAINER = new DrainStep(null, null, 0, 0);
 
         /** Whether this step carries a head item. */
         public boolean hasHead() {

@@ -12,7 +12,8 @@
 -- ARGV[2]  the drainer's lease in ms (renewed by this call)
 --
 -- Returns {0, other drain token} when another live drain token drains the key (nothing changed);
---         {1} when nothing is parked (the drainer record is deleted);
+--         {1, mine} when nothing is parked (the drainer record is deleted): mine is 1 when ARGV[1] was the
+--         drainer, 0 when the key had none (the caller's park.lua may not have run yet);
 --         {2, head id, payload, failed attempts, items parked} otherwise (ARGV[1] is the drainer until its
 --         lease runs out). An id without a payload (never written by park.lua) is dropped from the FIFO;
 --         {3} when 100 such ids were dropped: call again (the work per call stays bounded).
@@ -24,7 +25,10 @@ for _ = 1, 100 do
   local id = redis.call('LINDEX', KEYS[1], 0)
   if not id then
     redis.call('DEL', KEYS[4])
-    return {1}
+    if drainer then
+      return {1, 1}
+    end
+    return {1, 0}
   end
   local payload = redis.call('HGET', KEYS[2], id)
   if payload then
