@@ -3,9 +3,12 @@ package io.github.deferlock.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.BeanCreationException;
 import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.diagnostics.FailureAnalyzer;
+import org.springframework.core.io.support.SpringFactoriesLoader;
 
 /**
  * The Jedis requirement and its start-up report. The report on a real Jedis 7 (Boot 4.0.7's) and Jedis 6
@@ -20,6 +23,19 @@ final class JedisVersionFailureAnalyzerTest {
                 .isEqualTo(JedisRequirement.VERSION);
         assertThat(JedisRequirement.met()).isTrue();
         assertThatCode(JedisRequirement::check).doesNotThrowAnyException();
+    }
+
+    @Test
+    void analyzer_isRegisteredForSpringBoot_aheadOfItsOwn() {
+        List<FailureAnalyzer> all = SpringFactoriesLoader.forDefaultResourceLocation(
+                        getClass().getClassLoader())
+                .load(
+                        FailureAnalyzer.class,
+                        SpringFactoriesLoader.ArgumentResolver.none(),
+                        // Boot's analyzers that need a bean factory are not made here; they are not ours
+                        SpringFactoriesLoader.FailureHandler.handleMessage((message, failure) -> {}));
+        assertThat(all).hasAtLeastOneElementOfType(JedisVersionFailureAnalyzer.class);
+        assertThat(all.get(0)).isInstanceOf(JedisVersionFailureAnalyzer.class);
     }
 
     @Test

@@ -45,8 +45,8 @@ import redis.clients.jedis.RedisClient;
         classes = MetersAcrossJvmsIT.App.class,
         properties = {
             "deferlock.lock.key-prefix=metered:",
-            "deferlock.deferrals.initial-delay=1s",
-            "deferlock.deferrals.max-delay=1s",
+            "deferlock.deferrals.initial-delay=2s",
+            "deferlock.deferrals.max-delay=2s",
             "deferlock.deferrals.max-deferrals=1",
             "deferlock.queue.gauge-refresh=100ms",
             "management.metrics.enable.all=true"
@@ -186,7 +186,7 @@ final class MetersAcrossJvmsIT {
             await().atMost(Duration.ofSeconds(20)).until(() -> String.valueOf(c.get("metered:{order:" + id + "}"))
                     .endsWith("+"));
             contendedRetryingCalls++;
-            // deferred last, just before the release: they come due a second later, normally after it
+            // deferred last, just before the release: they come due 2 s later, normally after it
             for (int i = 0; i < 4; i++) {
                 deferCall(id, id + "-" + i);
             }
