@@ -1,5 +1,6 @@
 package io.github.deferlock.dashboard.internal;
 
+import io.github.deferlock.inspect.InspectException;
 import io.github.deferlock.inspect.Inspector;
 import io.github.deferlock.inspect.LockPage;
 import io.github.deferlock.inspect.LockScan;
@@ -96,6 +97,8 @@ public final class LockPanel {
      * publishes every walk that ends. Called by one thread.
      *
      * @return the {@code SCAN} calls made
+     * @throws InspectException when Redis failed for a prefix (after the others had their turn; that walk
+     *     starts over)
      */
     public long tick() {
         List<Watch> active;
@@ -108,20 +111,28 @@ public final class LockPanel {
         }
         int share = Math.max(1, budget / active.size());
         long calls = 0;
+        InspectException failed = null;
         for (Watch w : active) {
             LockScan scan = w.scan;
             long before = scan.scanCalls();
-            boolean done = scan.step(share);
-            calls += scan.scanCalls() - before;
-            if (done) {
-                LockPage page = scan.read();
-                synchronized (this) {
-                    w.last = page;
-                    w.scannedAt = clock.getAsLong();
-                    w.lastScanCalls = scan.scanCalls();
-                    w.scan = inspector.lockScan(w.prefix, limit);
+            try {
+                if (scan.step(share)) {
+                    LockPage page = scan.read();
+                    synchronized (this) {
+                        w.last = page;
+                        w.scannedAt = clock.getAsLong();
+                        w.lastScanCalls = scan.scanCalls();
+                        w.scan = inspector.lockScan(w.prefix, limit);
+                    }
                 }
+            } catch (InspectException e) { // this walk starts again next tick; the other prefixes go on
+                w.scan = inspector.lockScan(w.prefix, limit);
+                failed = e;
             }
+            calls += scan.scanCalls() - before;
+        }
+        if (failed != null) {
+            throw failed;
         }
         return calls;
     }
