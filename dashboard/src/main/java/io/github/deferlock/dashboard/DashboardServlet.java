@@ -3,6 +3,7 @@ package io.github.deferlock.dashboard;
 import io.github.deferlock.dashboard.internal.ActionGuard;
 import io.github.deferlock.dashboard.internal.Api;
 import io.github.deferlock.dashboard.internal.HttpError;
+import io.github.deferlock.dashboard.internal.LockPanel;
 import io.github.deferlock.dashboard.internal.QueueOverview;
 import io.github.deferlock.dashboard.internal.RateSampler;
 import io.github.deferlock.dashboard.internal.StaticFiles;
@@ -56,6 +57,7 @@ public final class DashboardServlet extends HttpServlet {
     private final QueueOverview overview;
     private final Duration refreshInterval;
     private final RateSampler sampler;
+    private final LockPanel lockPanel;
     private final Api api;
     private final StaticFiles files = new StaticFiles();
     private ScheduledExecutorService sampling;
@@ -69,8 +71,22 @@ public final class DashboardServlet extends HttpServlet {
         this.sampler =
                 new RateSampler(Require.orDefault(b.history, Duration.ofMinutes(10)), refreshInterval, clock::millis);
         Consumer<ActionRecord> audit = Require.orDefault(b.auditLog, DashboardServlet::logAction);
+        this.lockPanel = new LockPanel(
+                inspector,
+                b.lockScanBudget != null ? b.lockScanBudget : Builder.DEFAULT_LOCK_SCAN_BUDGET,
+                Api.MAX_LOCKS,
+                Builder.MAX_WATCHED_LOCK_PREFIXES,
+                Math.max(60_000, 10 * refreshInterval.toMillis()),
+                clock::millis);
         this.api = new Api(
-                inspector, overview, sampler, new ActionGuard(b.actions), audit, clock, refreshInterval.toMillis());
+                inspector,
+                overview,
+                lockPanel,
+                sampler,
+                new ActionGuard(b.actions),
+                audit,
+                clock,
+                refreshInterval.toMillis());
     }
 
     /**
@@ -95,6 +111,7 @@ public final class DashboardServlet extends HttpServlet {
             return t;
         });
         sampling.scheduleWithFixedDelay(this::sample, 0, refreshInterval.toMillis(), TimeUnit.MILLISECONDS);
+        sampling.scheduleWithFixedDelay(this::walkLocks, 0, refreshInterval.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /** Stops sampling. */
@@ -111,6 +128,14 @@ public final class DashboardServlet extends HttpServlet {
             sampler.record(overview.counts());
         } catch (RuntimeException e) {
             log.warn("deferlock dashboard: sampling the queues failed: {}", e.toString());
+        }
+    }
+
+    private void walkLocks() {
+        try {
+            lockPanel.tick();
+        } catch (RuntimeException e) {
+            log.warn("deferlock dashboard: walking the lock keys failed: {}", e.toString());
         }
     }
 
@@ -169,6 +194,11 @@ public final class DashboardServlet extends HttpServlet {
      * Builds a {@link DashboardServlet}. Each setting may be given once. Not threadsafe.
      */
     public static final class Builder {
+        /** Default {@link #lockScanBudget}: 25 {@code SCAN} calls per refresh interval. */
+        public static final int DEFAULT_LOCK_SCAN_BUDGET = 25;
+        /** The most lock prefixes the locks panel watches at once. */
+        public static final int MAX_WATCHED_LOCK_PREFIXES = 8;
+
         private final UnifiedJedis redis;
         private ActionAuth actions;
         private Duration refreshInterval;
@@ -176,6 +206,7 @@ public final class DashboardServlet extends HttpServlet {
         private Consumer<ActionRecord> auditLog;
         private Inspector inspector;
         private Clock clock;
+        private Integer lockScanBudget;
 
         private Builder(UnifiedJedis redis) {
             this.redis = redis;
@@ -240,6 +271,22 @@ public final class DashboardServlet extends HttpServlet {
          */
         public Builder inspector(Inspector inspector) {
             this.inspector = Require.setOnce("inspector", this.inspector, inspector);
+            return this;
+        }
+
+        /**
+         * How many {@code SCAN} calls the locks panel may make per refresh interval, in all (default {@value
+         * #DEFAULT_LOCK_SCAN_BUDGET}, each with {@code COUNT 1000}). Requests for {@code api/locks} never touch
+         * Redis: they read the last complete walk, which the background thread makes in slices of this budget,
+         * so a large keyspace makes the list older, never the Redis work larger. With more watched prefixes than
+         * the budget, each still gets one call per interval (at most {@value #MAX_WATCHED_LOCK_PREFIXES}).
+         *
+         * @throws IllegalArgumentException when not within [1, 1000]
+         * @throws IllegalStateException when already set
+         */
+        public Builder lockScanBudget(int scanCallsPerRefresh) {
+            Require.within("lockScanBudget", scanCallsPerRefresh, 1, 1000);
+            this.lockScanBudget = Require.setOnce("lockScanBudget", lockScanBudget, scanCallsPerRefresh);
             return this;
         }
 

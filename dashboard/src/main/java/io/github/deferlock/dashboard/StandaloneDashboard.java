@@ -49,7 +49,9 @@ public final class StandaloneDashboard {
             return 0;
         }
         UnifiedJedis redis = options.redis().open(false, REDIS_TIMEOUT_MILLIS);
-        DashboardServlet.Builder builder = DashboardServlet.builder(redis).refreshInterval(options.refresh());
+        DashboardServlet.Builder builder = DashboardServlet.builder(redis)
+                .refreshInterval(options.refresh())
+                .lockScanBudget(options.lockScanBudget());
         if (options.actions() != null) {
             builder.actions(options.actions());
         }

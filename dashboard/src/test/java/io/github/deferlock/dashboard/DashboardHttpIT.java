@@ -153,8 +153,13 @@ final class DashboardHttpIT {
     void locks_showHolderLeaseAndFencing(UnifiedJedis redis) {
         try (Workload w = Workload.write(redis);
                 RunningDashboard d = new RunningDashboard(redis, b -> b)) {
-            JsonNode locks = d.getJson("api/locks?prefix=lock:").get("locks");
+            JsonNode first = d.getJson("api/locks?prefix=lock:"); // starts the walk; the reply may precede it
+            JsonNode locks = await().atMost(Duration.ofSeconds(30))
+                    .until(() -> d.getJson("api/locks?prefix=lock:"), p -> p.get("complete")
+                            .asBoolean())
+                    .get("locks");
 
+            assertThat(first.get("prefix").asText()).isEqualTo("lock:");
             assertThat(locks).hasSize(1);
             JsonNode lock = locks.get(0);
             assertThat(lock.get("name").asText()).isEqualTo(Workload.LOCK);

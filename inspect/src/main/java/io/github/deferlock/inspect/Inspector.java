@@ -29,7 +29,6 @@ import java.util.TreeMap;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import redis.clients.jedis.ScanIteration;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
 
@@ -382,42 +381,32 @@ public final class Inspector {
      * The held locks under {@code prefix} (found with {@code SCAN}, on every master of a cluster), sorted by
      * name. The scan stops once more than {@code limit} are found, so when {@link LockPage#more()} is true the
      * page holds the first ones the scan met, not the first by name. Keys that vanish between the scan and the
-     * read are left out.
+     * read are left out. Its cost grows with the whole keyspace (one {@code SCAN} call per {@value
+     * LockScan#SCAN_COUNT} keys or so): a caller that must bound its work per call uses {@link #lockScan}.
      *
      * @param limit how many locks at most, within [1, {@value #MAX_LOCKS}]
      * @throws IllegalArgumentException when the prefix holds a brace or the limit is out of range
      * @throws InspectException when Redis fails
      */
     public LockPage locks(String prefix, int limit) {
+        LockScan scan = lockScan(prefix, limit);
+        while (!scan.step(Integer.MAX_VALUE)) {
+            // one step walks to the end
+        }
+        return scan.read();
+    }
+
+    /**
+     * A walk over the lock keys under {@code prefix} to be made in budgeted steps ({@link LockScan#step}), then
+     * read ({@link LockScan#read}). Sends nothing to Redis.
+     *
+     * @param limit how many locks at most, within [1, {@value #MAX_LOCKS}]
+     * @throws IllegalArgumentException when the prefix holds a brace or the limit is out of range
+     */
+    public LockScan lockScan(String prefix, int limit) {
         checkPrefix(prefix);
         Require.within("limit", limit, 1, MAX_LOCKS);
-        TreeMap<String, String> found = new TreeMap<>(); // name -> key
-        boolean more = call("scan the locks under '" + prefix + "'", () -> {
-            ScanIteration scan = redis.scanIteration(500, LockKeys.scanPattern(prefix), "string");
-            while (!scan.isIterationCompleted()) {
-                for (String key : scan.nextBatchList()) {
-                    Optional<String> name = LockKeys.nameOf(prefix, key);
-                    if (name.isPresent()) {
-                        found.put(name.get(), key);
-                        if (found.size() > limit) {
-                            return true;
-                        }
-                    }
-                }
-            }
-            return false;
-        });
-        List<LockView> locks = new ArrayList<>();
-        for (Map.Entry<String, String> e : found.entrySet()) {
-            if (locks.size() == limit) {
-                break;
-            }
-            LockView v = readLock(prefix, e.getKey(), e.getValue());
-            if (v.held()) {
-                locks.add(v);
-            }
-        }
-        return new LockPage(prefix, locks, more);
+        return new LockScan(this, redis, prefix, limit);
     }
 
     /**
@@ -434,7 +423,7 @@ public final class Inspector {
         return v.held() || v.waiters() || v.fencingCounter().isPresent() ? Optional.of(v) : Optional.empty();
     }
 
-    private LockView readLock(String prefix, String name, String key) {
+    LockView readLock(String prefix, String name, String key) {
         List<?> r = (List<?>) call(
                 "read lock '" + name + "' under '" + prefix + "'",
                 () -> LOCK_INFO.run(redis, List.of(bytes(key), bytes(LockKeys.fenceKey(key))), List.of()));
@@ -481,7 +470,7 @@ public final class Inspector {
         return QueueKeyspace.prefix(queue);
     }
 
-    private static <R> R call(String what, Supplier<R> body) {
+    static <R> R call(String what, Supplier<R> body) {
         try {
             return body.get();
         } catch (JedisException e) {

@@ -18,6 +18,7 @@ import io.github.deferlock.testing.RedisExtension;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -306,6 +307,39 @@ final class InspectorIT {
             a.close();
             assertThat(waiting.get()).isTrue();
             b.close();
+        }
+    }
+
+    @Test
+    void lockScan_stepsSpendAtMostTheirScanBudget_andTheWalkStillFindsEveryLock(RedisClient redis) {
+        try (RedisLocks locks = RedisLocks.builder(redis).build();
+                var lease = locks.get("order:7").acquire(Duration.ofSeconds(5), Duration.ofMinutes(1))) {
+            Map<String, String> unrelated = new java.util.HashMap<>();
+            for (int i = 0; i < 20_000; i++) {
+                unrelated.put("unrelated:" + i, "x");
+            }
+            redis.mset(unrelated.entrySet().stream()
+                    .flatMap(e -> java.util.stream.Stream.of(e.getKey(), e.getValue()))
+                    .toArray(String[]::new));
+            LockScan scan = Inspector.builder(redis).build().lockScan("lock:", 10);
+
+            long steps = 0;
+            long calls = 0;
+            while (true) {
+                long before = scan.scanCalls();
+                boolean done = scan.step(3);
+                assertThat(scan.scanCalls() - before).isBetween(0L, 3L);
+                calls = scan.scanCalls();
+                steps++;
+                if (done) {
+                    break;
+                }
+            }
+
+            assertThat(steps).as("20,000 keys take several steps of 3 calls").isGreaterThan(2);
+            assertThat(calls).isLessThanOrEqualTo(3 * steps);
+            assertThat(scan.read().locks()).extracting(LockView::name).containsExactly("order:7");
+            assertThat(lease.isHeld()).isTrue();
         }
     }
 }

@@ -48,10 +48,11 @@ public final class Api {
     /** Most dead letters per page. */
     static final int MAX_PAGE = 100;
     /** Most locks one listing returns. */
-    static final int MAX_LOCKS = 200;
+    public static final int MAX_LOCKS = 200;
 
     private final Inspector inspector;
     private final QueueOverview overview;
+    private final LockPanel lockPanel;
     private final RateSampler sampler;
     private final ActionGuard guard;
     private final Consumer<ActionRecord> audit;
@@ -68,6 +69,7 @@ public final class Api {
     public Api(
             Inspector inspector,
             QueueOverview overview,
+            LockPanel lockPanel,
             RateSampler sampler,
             ActionGuard guard,
             Consumer<ActionRecord> audit,
@@ -75,6 +77,7 @@ public final class Api {
             long refreshMs) {
         this.inspector = inspector;
         this.overview = overview;
+        this.lockPanel = lockPanel;
         this.sampler = sampler;
         this.guard = guard;
         this.audit = audit;
@@ -275,11 +278,13 @@ public final class Api {
         out.put("truncated", preview.truncated());
     }
 
+    /** From the lock panel's last walk: no Redis call (docs/dashboard.md, "The locks panel"). */
     private Object locks(HttpServletRequest request) {
         String prefix = request.getParameter("prefix");
-        LockPage page = inspector.locks(prefix == null || prefix.isEmpty() ? "lock:" : prefix, MAX_LOCKS);
+        LockPanel.View view = lockPanel.view(prefix == null || prefix.isEmpty() ? "lock:" : prefix);
         List<Map<String, Object>> locks = new ArrayList<>();
-        for (LockView l : page.locks()) {
+        LockPage page = view.page();
+        for (LockView l : page == null ? List.<LockView>of() : page.locks()) {
             Map<String, Object> row = new LinkedHashMap<>();
             row.put("name", l.name());
             row.put("holderToken", l.holderToken().orElse(null));
@@ -293,9 +298,12 @@ public final class Api {
             locks.add(row);
         }
         Map<String, Object> out = new LinkedHashMap<>();
-        out.put("prefix", page.prefix());
+        out.put("prefix", view.prefix());
         out.put("locks", locks);
-        out.put("more", page.more());
+        out.put("more", page != null && page.more());
+        out.put("complete", page != null);
+        out.put("scannedAt", page == null ? null : view.scannedAtMillis());
+        out.put("scanCalls", page == null ? null : view.scanCalls());
         return out;
     }
 

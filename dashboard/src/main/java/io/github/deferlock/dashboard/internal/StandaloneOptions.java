@@ -1,6 +1,7 @@
 package io.github.deferlock.dashboard.internal;
 
 import io.github.deferlock.dashboard.ActionAuth;
+import io.github.deferlock.dashboard.DashboardServlet;
 import io.github.deferlock.inspect.RedisUrl;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,10 +17,11 @@ import java.util.Map;
  * @param port the port (0: a free one)
  * @param actions the action credentials, or null for read-only
  * @param refresh the refresh interval
+ * @param lockScanBudget the locks panel's {@code SCAN} calls per refresh interval
  * @param help whether {@code --help} was given (nothing else is then checked)
  */
 public record StandaloneOptions(
-        RedisUrl redis, String host, int port, ActionAuth actions, Duration refresh, boolean help) {
+        RedisUrl redis, String host, int port, ActionAuth actions, Duration refresh, int lockScanBudget, boolean help) {
 
     /** The environment variable holding the Redis password (the CLI reads the same). */
     public static final String REDIS_PASSWORD_ENV = "DEFERLOCK_REDIS_PASSWORD";
@@ -47,6 +49,8 @@ public record StandaloneOptions(
               --actions basic      the same for the user and password in $DEFERLOCK_DASHBOARD_USER and
                                    $DEFERLOCK_DASHBOARD_PASSWORD (at least 8 characters)
               --refresh SECONDS    how often the page refreshes and the charts sample (default 2)
+              --lock-scan-budget N SCAN calls (COUNT 1000) the locks panel makes per refresh, in all
+                                   (default 25, at most 1000); readers never add to it
               --help               this text
 
             Without --actions the dashboard is read-only. Every action is logged with who and what.
@@ -66,10 +70,11 @@ public record StandaloneOptions(
         int port = 8080;
         String actions = null;
         Duration refresh = Duration.ofSeconds(2);
+        int lockScanBudget = DashboardServlet.Builder.DEFAULT_LOCK_SCAN_BUDGET;
         for (int i = 0; i < args.length; i++) {
             String option = args[i];
             if (option.equals("--help") || option.equals("-h")) {
-                return new StandaloneOptions(null, host, port, null, refresh, true);
+                return new StandaloneOptions(null, host, port, null, refresh, lockScanBudget, true);
             }
             if (i + 1 >= args.length) {
                 throw new IllegalArgumentException(
@@ -82,6 +87,7 @@ public record StandaloneOptions(
                 case "--port" -> port = integer(option, value, 0, 65535);
                 case "--host" -> host = value;
                 case "--actions" -> actions = value;
+                case "--lock-scan-budget" -> lockScanBudget = integer(option, value, 1, 1000);
                 case "--refresh" -> refresh = Duration.ofMillis(Math.round(1000 * decimal(option, value, 0.2, 60)));
                 default -> throw new IllegalArgumentException("unknown option " + option);
             }
@@ -95,7 +101,7 @@ public record StandaloneOptions(
         if (password != null) {
             redis = redis.withPassword(password);
         }
-        return new StandaloneOptions(redis, host, port, auth(actions, env), refresh, false);
+        return new StandaloneOptions(redis, host, port, auth(actions, env), refresh, lockScanBudget, false);
     }
 
     private static ActionAuth auth(String actions, Map<String, String> env) {

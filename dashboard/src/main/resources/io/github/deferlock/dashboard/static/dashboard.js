@@ -383,8 +383,12 @@
       row.appendChild(el('td', l.waiting ? 'yes' : 'no', 'lock-waiting'));
       body.appendChild(row);
     }
-    $('locks').hidden = false;
+    $('locks').hidden = !data.complete;
     $('locks-more').hidden = !data.more;
+    // the server walks the keyspace in slices of its SCAN budget; a request only reads the last full walk
+    $('locks-status').textContent = data.complete
+      ? 'as of ' + new Date(data.scannedAt).toLocaleTimeString() + ' (a walk of ' + data.scanCalls + ' SCAN calls)'
+      : 'Looking for locks under this prefix: the dashboard walks the keyspace a slice per refresh…';
   }
 
   // ---- refresh ----

@@ -26,6 +26,12 @@ final class StandaloneOptionsTest {
         assertThat(o.actions()).isNull();
         assertThat(o.refresh()).isEqualTo(Duration.ofSeconds(2));
         assertThat(o.help()).isFalse();
+        assertThat(o.lockScanBudget()).isEqualTo(25);
+        assertThat(parse(Map.of(), "--redis", "redis://h:1", "--lock-scan-budget", "100")
+                        .lockScanBudget())
+                .isEqualTo(100);
+        assertThatThrownBy(() -> parse(Map.of(), "--redis", "redis://h:1", "--lock-scan-budget", "0"))
+                .hasMessage("--lock-scan-budget must be within [1, 1000], not 0");
     }
 
     @Test
