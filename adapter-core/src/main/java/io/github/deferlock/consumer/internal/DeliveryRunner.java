@@ -44,7 +44,7 @@ public final class DeliveryRunner<M> {
     /**
      * A runner for the settings' handler and failure policy; {@code source} names the queue/topic/stream in logs.
      */
-    public DeliveryRunner(ConsumerSettings<M> settings, GuardedListener<?> listener, String source) {
+    public DeliveryRunner(ConsumerSettings<M, ?> settings, GuardedListener<?> listener, String source) {
         this(
                 settings.handler()::handle,
                 settings.maxAttempts(),
