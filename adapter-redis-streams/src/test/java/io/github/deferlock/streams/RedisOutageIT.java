@@ -34,7 +34,7 @@ final class RedisOutageIT {
             }
             Thread.sleep(5_000); // the outage lasts 5 s while the entries arrive
             proxy.heal();
-            await().atMost(Duration.ofSeconds(60))
+            await().atMost(Duration.ofSeconds(120))
                     .until(() -> direct.hlen(Fixture.HANDLED) == 21 && f.pending("s") == 0);
             assertThat(direct.exists("s:dead")).isFalse();
             assertThat(f.recorder.deadLettered).hasValue(0);
