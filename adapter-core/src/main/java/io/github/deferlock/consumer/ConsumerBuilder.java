@@ -19,9 +19,10 @@ import java.time.Duration;
  * and, after the last one, goes to the adapter's dead letters.
  *
  * @param <M> the message type
+ * @param <L> the adapter's listener type
  * @param <B> the adapter's builder
  */
-public abstract class ConsumerBuilder<M, B extends ConsumerBuilder<M, B>> {
+public abstract class ConsumerBuilder<M, L extends ConsumerListener, B extends ConsumerBuilder<M, L, B>> {
     /** The most handler threads a consumer may have. */
     public static final int MAX_CONCURRENCY = 1_000;
     /** The default retry backoff: 100 ms doubling up to 5 s, ±20 % jitter. */
@@ -37,20 +38,23 @@ public abstract class ConsumerBuilder<M, B extends ConsumerBuilder<M, B>> {
     private Boolean virtualThreads;
     private Integer maxAttempts;
     private Backoff retryBackoff;
-    private ConsumerListener listener;
+    private final L noListener;
+    private L listener;
 
     /**
-     * A builder for messages of {@code type} or {@code typeRef} (exactly one is given) handed to {@code handler}.
+     * A builder for messages of {@code type} or {@code typeRef} (exactly one is given) handed to {@code handler};
+     * {@code noListener} is the adapter's listener that hears nothing, the default.
      *
      * @throws NullPointerException when {@code handler}, or both types, are null
      */
-    protected ConsumerBuilder(Class<M> type, TypeReference<M> typeRef, ConflictAwareHandler<M> handler) {
+    protected ConsumerBuilder(Class<M> type, TypeReference<M> typeRef, ConflictAwareHandler<M> handler, L noListener) {
         if (type == null) {
             Require.notNull("type", typeRef);
         }
         this.type = type;
         this.typeRef = typeRef;
         this.handler = Require.notNull("handler", handler);
+        this.noListener = noListener;
     }
 
     @SuppressWarnings("unchecked")
@@ -72,15 +76,10 @@ public abstract class ConsumerBuilder<M, B extends ConsumerBuilder<M, B>> {
     }
 
     /**
-     * Run handlers on virtual threads. Default false: platform daemon threads.
-     *
-     * @throws UnsupportedOperationException when {@code on} and this Java is older than 21
+     * Run handlers on virtual threads (Java 21+; on an older Java the adapter's {@code build()} throws {@link
+     * UnsupportedOperationException}). Default false: platform daemon threads.
      */
     public B virtualThreads(boolean on) {
-        if (on && Runtime.version().feature() < 21) {
-            throw new UnsupportedOperationException("virtual threads need Java 21 or newer, this is Java "
-                    + Runtime.version().feature());
-        }
         virtualThreads = Require.setOnce("virtualThreads", virtualThreads, on);
         return self();
     }
@@ -104,14 +103,25 @@ public abstract class ConsumerBuilder<M, B extends ConsumerBuilder<M, B>> {
         return self();
     }
 
-    /** Sets the listener; adapters expose it under their own listener type. */
-    protected final B consumerListener(ConsumerListener l) {
+    /**
+     * Hears what happens to each message: handled, acknowledged, failed, waiting for Redis, dead-lettered, plus
+     * the adapter's own events (Kafka's commits and rebalances, Streams' reclaims). Default: none.
+     */
+    public B listener(L l) {
         listener = Require.setOnce("listener", listener, l);
         return self();
     }
 
-    /** The shared settings as they stand, with defaults for those not set; the adapter's build reads them. */
-    public final ConsumerSettings<M> settings() {
+    /**
+     * The shared settings as they stand, with defaults for those not set; the adapter's {@code build()} reads them.
+     *
+     * @throws UnsupportedOperationException when virtual threads were asked for and this Java is older than 21
+     */
+    public final ConsumerSettings<M, L> settings() {
+        if (Boolean.TRUE.equals(virtualThreads) && Runtime.version().feature() < 21) {
+            throw new UnsupportedOperationException("virtual threads need Java 21 or newer, this is Java "
+                    + Runtime.version().feature());
+        }
         ObjectMapper m = Require.orDefault(mapper, new ObjectMapper());
         return new ConsumerSettings<>(
                 handler,
@@ -120,6 +130,6 @@ public abstract class ConsumerBuilder<M, B extends ConsumerBuilder<M, B>> {
                 Require.orDefault(virtualThreads, false),
                 Require.orDefault(maxAttempts, 5),
                 Require.orDefault(retryBackoff, DEFAULT_RETRY_BACKOFF),
-                Require.orDefault(listener, new ConsumerListener() {}));
+                Require.orDefault(listener, noListener));
     }
 }

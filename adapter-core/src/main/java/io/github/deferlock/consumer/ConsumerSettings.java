@@ -16,12 +16,13 @@ import io.github.deferlock.delay.Backoff;
  * @param retryBackoff the wait after a failed attempt before the next one
  * @param listener hears what happens to each message
  * @param <M> the message type
+ * @param <L> the adapter's listener type
  */
-public record ConsumerSettings<M>(
+public record ConsumerSettings<M, L extends ConsumerListener>(
         ConflictAwareHandler<M> handler,
         ObjectReader reader,
         int concurrency,
         boolean virtualThreads,
         int maxAttempts,
         Backoff retryBackoff,
-        ConsumerListener listener) {}
+        L listener) {}

@@ -2,18 +2,19 @@ package io.github.deferlock.kafka;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import io.github.deferlock.conflict.ConflictAwareHandler;
+import io.github.deferlock.consumer.AbstractConsumer;
 import io.github.deferlock.consumer.ConsumerBuilder;
 import io.github.deferlock.consumer.ConsumerSettings;
 import io.github.deferlock.consumer.internal.DeliveryRunner;
 import io.github.deferlock.consumer.internal.GuardedListener;
-import io.github.deferlock.consumer.internal.HandlerThreads;
 import io.github.deferlock.consumer.internal.InFlight;
 import io.github.deferlock.consumer.internal.KeyedLanes;
-import io.github.deferlock.consumer.internal.Lifecycle;
 import io.github.deferlock.consumer.internal.PayloadReader;
-import io.github.deferlock.kafka.internal.OffsetTracker;
+import io.github.deferlock.kafka.internal.DeadLetterTopic;
+import io.github.deferlock.kafka.internal.OffsetCommitter;
+import io.github.deferlock.kafka.internal.OwnedPartition;
+import io.github.deferlock.redis.internal.HandlerThreads;
 import io.github.deferlock.redis.internal.Require;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -31,15 +32,10 @@ import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -108,7 +104,7 @@ import org.slf4j.LoggerFactory;
  *
  * @param <M> the message type
  */
-public final class TopicConsumer<M> implements AutoCloseable {
+public final class TopicConsumer<M> extends AbstractConsumer<TopicConsumer<M>> {
 
     private static final Logger LOG = LoggerFactory.getLogger(TopicConsumer.class);
 
@@ -117,17 +113,14 @@ public final class TopicConsumer<M> implements AutoCloseable {
     /** The header of a dead-lettered record that names its source, {@code <topic>-<partition>@<offset>}. */
     public static final String SOURCE_HEADER = "x-deferlock-source";
 
-    private static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(30);
     private static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
-    private static final Duration COMMIT_TIMEOUT = Duration.ofSeconds(10);
     private static final long MIN_BACKOFF_MILLIS = 100;
     private static final long MAX_BACKOFF_MILLIS = 5_000;
     private static final AtomicInteger SERIAL = new AtomicInteger();
 
     private final Map<String, Object> consumerConfig;
-    private final Map<String, Object> producerConfig;
     private final String topic;
-    private final ConsumerSettings<M> settings;
+    private final ConsumerSettings<M, TopicListener> settings;
     private final PayloadReader<M> payloads;
     private final DeliveryRunner<M> runner;
     private final int maxInFlight;
@@ -136,24 +129,24 @@ public final class TopicConsumer<M> implements AutoCloseable {
     private final String deadLetterTopic;
     private final GuardedListener<TopicListener> listener;
     private final String name;
-    private final Lifecycle lifecycle;
-    private final Map<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
+    private final Map<TopicPartition, OwnedPartition> partitions = new ConcurrentHashMap<>();
     private final AtomicInteger inFlight = new AtomicInteger();
     private final InFlight active = new InFlight();
     private KeyedLanes<Work> lanes;
-    private volatile boolean running;
     private volatile long closeDeadline;
     private volatile boolean drainedInTime = true;
     private KafkaConsumer<byte[], byte[]> consumer;
-    private KafkaProducer<byte[], byte[]> deadLetters;
+    private DeadLetterTopic deadLetters;
+    private OffsetCommitter committer;
     private ExecutorService executor;
     private Thread poller;
 
     private TopicConsumer(Builder<M> b) {
+        super("consumer of topic '" + b.topic + "'");
         this.topic = b.topic;
         this.settings = b.settings();
         this.payloads = new PayloadReader<>(settings.reader());
-        this.listener = new GuardedListener<>(Require.orDefault(b.listener, new TopicListener() {}));
+        this.listener = new GuardedListener<>(settings.listener());
         this.runner = new DeliveryRunner<>(settings, listener, "topic '" + topic + "'");
         this.maxInFlight = Require.orDefault(b.maxInFlight, 1_000);
         this.commitIntervalNanos =
@@ -161,28 +154,11 @@ public final class TopicConsumer<M> implements AutoCloseable {
         this.revokeTimeout = Require.orDefault(b.revokeTimeout, Duration.ofSeconds(10));
         this.deadLetterTopic = Require.orDefault(b.deadLetterTopic, topic + ".dead");
         this.name = "deferlock-kafka-" + topic + "-" + SERIAL.incrementAndGet();
-        this.lifecycle = new Lifecycle("consumer of topic '" + topic + "'");
         this.consumerConfig = new HashMap<>(b.config);
         consumerConfig.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         consumerConfig.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         consumerConfig.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         consumerConfig.putIfAbsent(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        this.producerConfig = new HashMap<>();
-        for (Map.Entry<String, Object> e : b.config.entrySet()) {
-            if (ProducerConfig.configNames().contains(e.getKey())) {
-                producerConfig.put(e.getKey(), e.getValue());
-            }
-        }
-        producerConfig.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        producerConfig.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        producerConfig.put(ProducerConfig.ACKS_CONFIG, "all");
-        // dead letters are rare and each is awaited; one request in flight keeps a retried batch (a dead-letter
-        // topic created on first use can refuse the first write) from racing a later one
-        producerConfig.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
-        if (producerConfig.containsKey(ProducerConfig.CLIENT_ID_CONFIG)) {
-            producerConfig.put(
-                    ProducerConfig.CLIENT_ID_CONFIG, producerConfig.get(ProducerConfig.CLIENT_ID_CONFIG) + "-dead");
-        }
     }
 
     /**
@@ -209,76 +185,49 @@ public final class TopicConsumer<M> implements AutoCloseable {
         return deadLetterTopic;
     }
 
-    /** True between {@link #start()} and {@link #close()}. */
-    public boolean isRunning() {
-        return running;
-    }
-
     /**
      * Subscribes to the topic and starts the poller and the handler threads. The broker need not be reachable
      * yet: the client keeps trying.
      *
-     * @return this consumer
-     * @throws IllegalStateException when already started or closed
      * @throws KafkaException when the client cannot be created from the settings
      */
-    public synchronized TopicConsumer<M> start() {
-        lifecycle.start();
+    @Override
+    protected void doStart() {
         consumer = new KafkaConsumer<>(consumerConfig);
-        deadLetters = new KafkaProducer<>(producerConfig);
+        committer = new OffsetCommitter(consumer, topic, (tp, o) -> listener.call(l -> l.onCommitted(tp, o)));
+        deadLetters = new DeadLetterTopic(consumerConfig, deadLetterTopic, REASON_HEADER, SOURCE_HEADER);
         executor = HandlerThreads.create(name, settings.concurrency(), settings.virtualThreads());
-        running = true;
         lanes = new KeyedLanes<>(settings.concurrency(), executor, this::runWork);
         poller = new Thread(this::pollLoop, name + "-poller");
         poller.setDaemon(true);
         poller.start();
-        return this;
-    }
-
-    /** Closes with a 30 s timeout; see {@link #close(Duration)}. */
-    @Override
-    public void close() {
-        close(DEFAULT_CLOSE_TIMEOUT);
     }
 
     /**
-     * Stops polling, drops records not yet started, waits up to {@code timeout} for running handlers to finish,
-     * commits the safe offsets and leaves the group: every record not committed is delivered again to the group.
-     * A record waiting for Redis or for its retry is let go at once (not committed). Idempotent: a second call
-     * waits for the first and returns what it returned.
-     *
-     * @return true when every running handler finished within the timeout
+     * Stops polling, drops records not yet started, waits for running handlers to finish, commits the safe
+     * offsets and leaves the group: every record not committed is delivered again to the group.
      */
-    public boolean close(Duration timeout) {
-        Require.notNegative("timeout", timeout);
-        Boolean earlier = lifecycle.beginClose();
-        if (earlier != null) {
-            return earlier;
-        }
-        return lifecycle.closed(stop(timeout));
-    }
-
-    private boolean stop(Duration timeout) {
-        closeDeadline = System.nanoTime() + timeout.toNanos();
-        running = false;
+    @Override
+    protected boolean doClose(long deadline) {
+        closeDeadline = deadline;
         synchronized (this) {
-            if (!lifecycle.started()) {
+            if (!wasStarted()) {
                 return true;
             }
         }
         consumer.wakeup();
         try {
             // the poller waits for the handlers until the deadline, then commits and closes the client
-            poller.join(timeout.toMillis() + COMMIT_TIMEOUT.toMillis() + 10_000);
+            long left = Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+            poller.join(left + OffsetCommitter.timeout().toMillis() + 10_000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             drainedInTime = false;
         }
         executor.shutdownNow();
-        deadLetters.close(Duration.ofSeconds(5));
+        deadLetters.close();
         return drainedInTime;
     }
-
     // ---- the poller ----
 
     private void pollLoop() {
@@ -286,7 +235,7 @@ public final class TopicConsumer<M> implements AutoCloseable {
         long backoff = 0;
         try {
             consumer.subscribe(List.of(topic), new Rebalance());
-            while (running) {
+            while (isRunning()) {
                 try {
                     throttle();
                     ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL_TIMEOUT);
@@ -294,7 +243,7 @@ public final class TopicConsumer<M> implements AutoCloseable {
                         dispatch(r);
                     }
                     if (System.nanoTime() - nextCommit >= 0) {
-                        commitAsync();
+                        committer.commitAsync(partitions);
                         nextCommit = System.nanoTime() + commitIntervalNanos;
                     }
                     backoff = 0;
@@ -324,7 +273,7 @@ public final class TopicConsumer<M> implements AutoCloseable {
     }
 
     private void dispatch(ConsumerRecord<byte[], byte[]> r) {
-        Partition p = partitions.get(new TopicPartition(r.topic(), r.partition()));
+        OwnedPartition p = partitions.get(new TopicPartition(r.topic(), r.partition()));
         if (p == null) {
             return; // not ours any more; the next owner reads it
         }
@@ -334,69 +283,11 @@ public final class TopicConsumer<M> implements AutoCloseable {
         lanes.submit(hash, new Work(p, r));
     }
 
-    private Map<TopicPartition, OffsetAndMetadata> safeOffsets(Collection<Partition> of) {
-        Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
-        for (Partition p : of) {
-            long offset = p.offsets.toCommit();
-            if (offset >= 0) {
-                out.put(p.tp, new OffsetAndMetadata(offset));
-            }
-        }
-        return out;
-    }
-
-    private void commitAsync() {
-        Map<TopicPartition, OffsetAndMetadata> offsets = safeOffsets(partitions.values());
-        if (offsets.isEmpty()) {
-            return;
-        }
-        Map<TopicPartition, Partition> owners = new HashMap<>();
-        offsets.keySet().forEach(tp -> owners.put(tp, partitions.get(tp)));
-        consumer.commitAsync(offsets, (done, error) -> {
-            if (error != null) {
-                LOG.debug("topic '{}': async commit failed, again at the next interval: {}", topic, error.toString());
-                return;
-            }
-            done.forEach((tp, o) -> confirmed(owners.get(tp), tp, o.offset()));
-        });
-    }
-
-    private void commitSync(Collection<Partition> of) {
-        Map<TopicPartition, OffsetAndMetadata> offsets = safeOffsets(of);
-        if (offsets.isEmpty()) {
-            return;
-        }
-        try {
-            consumer.commitSync(offsets, COMMIT_TIMEOUT);
-            for (Partition p : of) {
-                OffsetAndMetadata o = offsets.get(p.tp);
-                if (o != null) {
-                    confirmed(p, p.tp, o.offset());
-                }
-            }
-        } catch (WakeupException e) {
-            commitSync(of); // close() woke a commit it wants done
-        } catch (KafkaException e) {
-            LOG.warn(
-                    "topic '{}': commit of {} failed; those records are delivered again: {}",
-                    topic,
-                    offsets,
-                    e.toString());
-        }
-    }
-
-    private void confirmed(Partition p, TopicPartition tp, long offset) {
-        if (p != null) {
-            p.offsets.committed(offset);
-        }
-        listener.call(l -> l.onCommitted(tp, offset));
-    }
-
     private final class Rebalance implements ConsumerRebalanceListener {
         @Override
         public void onPartitionsAssigned(Collection<TopicPartition> assigned) {
             for (TopicPartition tp : assigned) {
-                partitions.put(tp, new Partition(tp));
+                partitions.put(tp, new OwnedPartition(tp));
             }
             if (!assigned.isEmpty()) {
                 LOG.debug("topic '{}': assigned {}", topic, assigned);
@@ -417,9 +308,9 @@ public final class TopicConsumer<M> implements AutoCloseable {
 
     /** Drops records not started, lets running ones finish (bounded), commits unless lost, forgets the partitions. */
     private void giveUp(Collection<TopicPartition> gone, boolean lost) {
-        List<Partition> ps = new ArrayList<>();
+        List<OwnedPartition> ps = new ArrayList<>();
         for (TopicPartition tp : gone) {
-            Partition p = partitions.get(tp);
+            OwnedPartition p = partitions.get(tp);
             if (p != null) {
                 p.revoke();
                 ps.add(p);
@@ -429,16 +320,16 @@ public final class TopicConsumer<M> implements AutoCloseable {
             return;
         }
         long deadline = System.nanoTime() + revokeTimeout.toNanos();
-        if (!running && closeDeadline != 0) {
+        if (!isRunning() && closeDeadline != 0) {
             deadline = Math.min(deadline, closeDeadline);
         }
-        for (Partition p : ps) {
+        for (OwnedPartition p : ps) {
             p.awaitIdle(deadline);
         }
         if (!lost) {
-            commitSync(ps);
+            committer.commitSync(ps);
         }
-        for (Partition p : ps) {
+        for (OwnedPartition p : ps) {
             partitions.remove(p.tp, p);
         }
         LOG.debug("topic '{}': {} {}", topic, lost ? "lost" : "revoked", gone);
@@ -452,7 +343,7 @@ public final class TopicConsumer<M> implements AutoCloseable {
             drainedInTime = false;
         }
         try {
-            commitSync(new ArrayList<>(partitions.values()));
+            committer.commitSync(new ArrayList<>(partitions.values()));
         } catch (RuntimeException e) {
             LOG.warn("topic '{}': final commit failed: {}", topic, e.toString());
         }
@@ -462,66 +353,17 @@ public final class TopicConsumer<M> implements AutoCloseable {
         } catch (RuntimeException e) {
             LOG.debug("topic '{}': closing the client: {}", topic, e.toString());
         }
-        running = false;
+        stopRunning();
     }
 
     // ---- the handler threads ----
 
     /** One record handed to a handler thread, with the partition it belongs to. */
-    private record Work(Partition partition, ConsumerRecord<byte[], byte[]> record) {}
-
-    /** A partition this consumer owns: its offset tracker and how many of its records run now. */
-    private static final class Partition {
-        final TopicPartition tp;
-        final OffsetTracker offsets = new OffsetTracker();
-        private boolean revoked;
-        private int runningNow;
-
-        Partition(TopicPartition tp) {
-            this.tp = tp;
-        }
-
-        synchronized boolean enter() {
-            if (revoked) {
-                return false;
-            }
-            runningNow++;
-            return true;
-        }
-
-        synchronized void exit() {
-            if (--runningNow == 0) {
-                notifyAll();
-            }
-        }
-
-        synchronized boolean isRevoked() {
-            return revoked;
-        }
-
-        synchronized void revoke() {
-            revoked = true;
-        }
-
-        synchronized void awaitIdle(long deadline) {
-            while (runningNow > 0) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    return;
-                }
-                try {
-                    TimeUnit.NANOSECONDS.timedWait(this, left);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
-            }
-        }
-    }
+    private record Work(OwnedPartition partition, ConsumerRecord<byte[], byte[]> record) {}
 
     private void runWork(Work w) {
         try {
-            if (running && w.partition().enter()) {
+            if (isRunning() && w.partition().enter()) {
                 active.enter();
                 try {
                     run(w);
@@ -545,42 +387,20 @@ public final class TopicConsumer<M> implements AutoCloseable {
                         decoded.message(),
                         id,
                         1,
-                        () -> running && !w.partition().isRevoked());
+                        () -> isRunning() && !w.partition().isRevoked());
         if (result instanceof DeliveryRunner.Result.Handled
                 || (result instanceof DeliveryRunner.Result.DeadLetter d && deadLetter(w, id, d.reason()))) {
             w.partition().offsets.done(r.offset());
         } // Abandoned, or not dead-lettered: not done, delivered again to whoever owns the partition next
     }
 
-    /**
-     * Writes the record to the dead-letter topic and waits for the broker's ack, trying again with a backoff while
-     * the consumer runs and owns the partition. Returns false when it gave up (the record is then not done).
-     */
     private boolean deadLetter(Work w, String id, String reason) {
-        ConsumerRecord<byte[], byte[]> r = w.record();
-        ProducerRecord<byte[], byte[]> copy = new ProducerRecord<>(deadLetterTopic, null, r.key(), r.value());
-        r.headers().forEach(h -> copy.headers().add(h));
-        copy.headers().add(REASON_HEADER, reason.getBytes(StandardCharsets.UTF_8));
-        copy.headers().add(SOURCE_HEADER, id.getBytes(StandardCharsets.UTF_8));
-        long backoff = MIN_BACKOFF_MILLIS;
-        while (true) {
-            try {
-                deadLetters.send(copy).get(30, TimeUnit.SECONDS);
-                LOG.warn("topic '{}': record {} dead-lettered to '{}': {}", topic, id, deadLetterTopic, reason);
-                listener.deadLettered(id, reason);
-                return true;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
-            } catch (Exception e) {
-                LOG.warn("topic '{}': cannot dead-letter {} to '{}' yet: {}", topic, id, deadLetterTopic, e.toString());
-                if (!running || w.partition().isRevoked()) {
-                    return false;
-                }
-                sleepQuietly(backoff);
-                backoff = Math.min(MAX_BACKOFF_MILLIS, backoff * 2);
-            }
+        boolean written = deadLetters.write(
+                w.record(), id, reason, () -> isRunning() && !w.partition().isRevoked());
+        if (written) {
+            listener.deadLettered(id, reason);
         }
+        return written;
     }
 
     private static void sleepQuietly(long millis) {
@@ -600,19 +420,18 @@ public final class TopicConsumer<M> implements AutoCloseable {
     /**
      * Builds a {@link TopicConsumer}. The settings every adapter has ({@code concurrency} — handler threads; records
      * of one key always share one —, {@code virtualThreads}, {@code maxAttempts}, {@code retryBackoff}, {@code
-     * objectMapper}) are {@link ConsumerBuilder}'s. Each setting may be set once; a second call is an {@link
+     * objectMapper}, {@code listener}) are {@link ConsumerBuilder}'s. Each setting may be set once; a second call is an {@link
      * IllegalStateException}. Not threadsafe.
      *
      * @param <M> the message type
      */
-    public static final class Builder<M> extends ConsumerBuilder<M, Builder<M>> {
+    public static final class Builder<M> extends ConsumerBuilder<M, TopicListener, Builder<M>> {
         private final Map<String, Object> config;
         private final String topic;
         private Integer maxInFlight;
         private Duration commitInterval;
         private Duration revokeTimeout;
         private String deadLetterTopic;
-        private TopicListener listener;
 
         private Builder(
                 Map<String, Object> config,
@@ -620,7 +439,7 @@ public final class TopicConsumer<M> implements AutoCloseable {
                 Class<M> type,
                 TypeReference<M> typeRef,
                 ConflictAwareHandler<M> handler) {
-            super(type, typeRef, handler);
+            super(type, typeRef, handler, new TopicListener() {});
             Require.notNull("kafkaConfig", config);
             for (String required : List.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, ConsumerConfig.GROUP_ID_CONFIG)) {
                 if (config.get(required) == null) {
@@ -663,12 +482,6 @@ public final class TopicConsumer<M> implements AutoCloseable {
             Require.notEmpty("deadLetterTopic", name);
             deadLetterTopic = Require.setOnce("deadLetterTopic", deadLetterTopic, name);
             return this;
-        }
-
-        /** Hears handled, committed, failed, Redis-waiting and dead-lettered records and rebalances. */
-        public Builder<M> listener(TopicListener l) {
-            listener = Require.setOnce("listener", listener, l);
-            return consumerListener(l);
         }
 
         /** Builds the consumer (not started). */

@@ -51,7 +51,7 @@ final class RedisOutageIT {
                         .start()) {
             kp.send(new ProducerRecord<>(t, "warm".getBytes(StandardCharsets.UTF_8), Fixture.json("warm", "warm")));
             kp.flush();
-            await().atMost(Duration.ofSeconds(60))
+            await().atMost(Duration.ofSeconds(120))
                     .until(() -> c.isRunning() && f.handledIds() == 1); // assigned and running
             proxy.refuse();
             for (int i = 0; i < 20; i++) {
@@ -62,7 +62,7 @@ final class RedisOutageIT {
             await().atMost(Duration.ofSeconds(30)).until(() -> f.recorder.redisWaits.get() >= 4);
             Thread.sleep(5_000); // the outage lasts 5 s while the records arrive
             proxy.heal();
-            await().atMost(Duration.ofSeconds(60)).until(() -> f.handledIds() == 21);
+            await().atMost(Duration.ofSeconds(120)).until(() -> f.handledIds() == 21);
             await().atMost(Duration.ofSeconds(20)).until(() -> broker.committed(t, t) == 21);
             assertThat(f.recorder.deadLettered).hasValue(0);
             assertThat(f.duplicates()).isEmpty();

@@ -8,17 +8,16 @@ import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.DefaultConsumer;
 import com.rabbitmq.client.Envelope;
 import io.github.deferlock.conflict.ConflictAwareHandler;
+import io.github.deferlock.consumer.AbstractConsumer;
 import io.github.deferlock.consumer.ConsumerBuilder;
 import io.github.deferlock.consumer.ConsumerSettings;
 import io.github.deferlock.consumer.internal.DeliveryRunner;
 import io.github.deferlock.consumer.internal.GuardedListener;
-import io.github.deferlock.consumer.internal.HandlerThreads;
 import io.github.deferlock.consumer.internal.InFlight;
-import io.github.deferlock.consumer.internal.Lifecycle;
 import io.github.deferlock.consumer.internal.PayloadReader;
+import io.github.deferlock.redis.internal.HandlerThreads;
 import io.github.deferlock.redis.internal.Require;
 import java.io.IOException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -74,7 +73,7 @@ import org.slf4j.LoggerFactory;
  *
  * @param <M> the message type
  */
-public final class RabbitConsumer<M> implements AutoCloseable {
+public final class RabbitConsumer<M> extends AbstractConsumer<RabbitConsumer<M>> {
 
     private static final Logger LOG = LoggerFactory.getLogger(RabbitConsumer.class);
 
@@ -83,12 +82,11 @@ public final class RabbitConsumer<M> implements AutoCloseable {
     /** The header of a dead-lettered message that says why. */
     public static final String REASON_HEADER = "x-deferlock-reason";
 
-    private static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(30);
     private static final AtomicInteger SERIAL = new AtomicInteger();
 
     private final ConnectionFactory factory;
     private final String queue;
-    private final ConsumerSettings<M> settings;
+    private final ConsumerSettings<M, RabbitListener> settings;
     private final PayloadReader<M> reader;
     private final DeliveryRunner<M> runner;
     private final GuardedListener<RabbitListener> listener;
@@ -96,26 +94,24 @@ public final class RabbitConsumer<M> implements AutoCloseable {
     private final String deadLetterQueue;
     private final boolean declare;
     private final String name;
-    private final Lifecycle lifecycle;
     private final InFlight inFlight = new InFlight();
     private final List<Channel> channels = new ArrayList<>();
     private final Map<Channel, String> tags = new HashMap<>();
-    private volatile boolean running;
     private ExecutorService executor;
     private Connection connection;
 
     private RabbitConsumer(Builder<M> b) {
+        super("consumer of queue '" + b.queue + "'");
         this.factory = b.factory;
         this.queue = b.queue;
         this.settings = b.settings();
         this.reader = new PayloadReader<>(settings.reader());
-        this.listener = new GuardedListener<>(Require.orDefault(b.listener, new RabbitListener() {}));
+        this.listener = new GuardedListener<>(settings.listener());
         this.runner = new DeliveryRunner<>(settings, listener, "queue '" + queue + "'");
         this.prefetch = Require.orDefault(b.prefetch, 10);
         this.deadLetterQueue = Require.orDefault(b.deadLetterQueue, queue + ".dead");
         this.declare = Require.orDefault(b.declare, true);
         this.name = "deferlock-rabbit-" + queue + "-" + SERIAL.incrementAndGet();
-        this.lifecycle = new Lifecycle("consumer of queue '" + queue + "'");
     }
 
     /**
@@ -138,21 +134,14 @@ public final class RabbitConsumer<M> implements AutoCloseable {
         return deadLetterQueue;
     }
 
-    /** True between {@link #start()} and {@link #close()}. */
-    public boolean isRunning() {
-        return running;
-    }
-
     /**
      * Connects, declares the queue and the dead-letter queue (durable, unless {@code declareQueues(false)}), and
      * starts {@code concurrency} consumers.
      *
-     * @return this consumer
-     * @throws IllegalStateException when already started or closed
      * @throws java.io.UncheckedIOException when the broker cannot be reached
      */
-    public synchronized RabbitConsumer<M> start() {
-        lifecycle.start();
+    @Override
+    protected void doStart() {
         if (!factory.isAutomaticRecoveryEnabled()) {
             LOG.warn(
                     "queue '{}': the ConnectionFactory has automatic recovery off; the consumer will not survive a"
@@ -160,7 +149,6 @@ public final class RabbitConsumer<M> implements AutoCloseable {
                     queue);
         }
         executor = HandlerThreads.create(name, settings.concurrency(), settings.virtualThreads());
-        running = true;
         try {
             connection = factory.newConnection(executor, name);
             for (int i = 0; i < settings.concurrency(); i++) {
@@ -176,36 +164,20 @@ public final class RabbitConsumer<M> implements AutoCloseable {
                 tags.put(ch, tag);
             }
         } catch (IOException | TimeoutException e) {
-            running = false;
             closeQuietly();
             throw new java.io.UncheckedIOException(
                     "cannot start the consumer of queue '" + queue + "'",
                     e instanceof IOException io ? io : new IOException(e));
         }
-        return this;
-    }
-
-    /** Closes with a 30 s timeout; see {@link #close(Duration)}. */
-    @Override
-    public void close() {
-        close(DEFAULT_CLOSE_TIMEOUT);
     }
 
     /**
      * Cancels the consumers (no new deliveries start; prefetched ones not yet started are left unacknowledged),
-     * waits up to {@code timeout} for running handlers to finish and be acknowledged, then closes the connection:
-     * every message not acknowledged goes back to the queue. A message waiting for Redis or for its retry is let
-     * go at once (unacknowledged). Idempotent: a second call waits for the first and returns what it returned.
-     *
-     * @return true when every running handler finished within the timeout
+     * waits for running handlers to finish and be acknowledged, then closes the connection: every message not
+     * acknowledged goes back to the queue.
      */
-    public boolean close(Duration timeout) {
-        Require.notNegative("timeout", timeout);
-        Boolean earlier = lifecycle.beginClose();
-        if (earlier != null) {
-            return earlier;
-        }
-        running = false;
+    @Override
+    protected boolean doClose(long deadlineNanos) {
         synchronized (this) {
             for (Map.Entry<Channel, String> e : tags.entrySet()) {
                 try {
@@ -215,9 +187,9 @@ public final class RabbitConsumer<M> implements AutoCloseable {
                 }
             }
         }
-        boolean finished = inFlight.awaitIdle(System.nanoTime() + timeout.toNanos());
+        boolean finished = inFlight.awaitIdle(deadlineNanos);
         closeQuietly();
-        return lifecycle.closed(finished);
+        return finished;
     }
 
     private synchronized void closeQuietly() {
@@ -241,7 +213,7 @@ public final class RabbitConsumer<M> implements AutoCloseable {
         @Override
         public void handleDelivery(String consumerTag, Envelope envelope, AMQP.BasicProperties props, byte[] body)
                 throws IOException {
-            if (!running) {
+            if (!isRunning()) {
                 return; // closing: left unacknowledged, the broker gives it to another consumer
             }
             inFlight.enter();
@@ -270,7 +242,7 @@ public final class RabbitConsumer<M> implements AutoCloseable {
             deadLetter(ch, tag, id, props, body, attempt, decoded.poison());
             return;
         }
-        DeliveryRunner.Result r = runner.run(decoded.message(), id, attempt, () -> running);
+        DeliveryRunner.Result r = runner.run(decoded.message(), id, attempt, this::isRunning);
         if (r instanceof DeliveryRunner.Result.Handled) {
             ch.basicAck(tag, false);
             listener.acked(id);
@@ -331,19 +303,18 @@ public final class RabbitConsumer<M> implements AutoCloseable {
 
     /**
      * Builds a {@link RabbitConsumer}. The settings every adapter has ({@code concurrency} — channels, consumers and
-     * handler threads —, {@code virtualThreads}, {@code maxAttempts}, {@code retryBackoff}, {@code objectMapper})
-     * are {@link ConsumerBuilder}'s. Each setting may be set once; a second call is an {@link
+     * handler threads —, {@code virtualThreads}, {@code maxAttempts}, {@code retryBackoff}, {@code objectMapper},
+     * {@code listener}) are {@link ConsumerBuilder}'s. Each setting may be set once; a second call is an {@link
      * IllegalStateException}. Not threadsafe.
      *
      * @param <M> the message type
      */
-    public static final class Builder<M> extends ConsumerBuilder<M, Builder<M>> {
+    public static final class Builder<M> extends ConsumerBuilder<M, RabbitListener, Builder<M>> {
         private final ConnectionFactory factory;
         private final String queue;
         private Integer prefetch;
         private String deadLetterQueue;
         private Boolean declare;
-        private RabbitListener listener;
 
         private Builder(
                 ConnectionFactory factory,
@@ -351,7 +322,7 @@ public final class RabbitConsumer<M> implements AutoCloseable {
                 Class<M> type,
                 TypeReference<M> typeRef,
                 ConflictAwareHandler<M> handler) {
-            super(type, typeRef, handler);
+            super(type, typeRef, handler, new RabbitListener() {});
             this.factory = Require.notNull("factory", factory);
             this.queue = Require.notEmpty("queue", queue);
         }
@@ -377,12 +348,6 @@ public final class RabbitConsumer<M> implements AutoCloseable {
         public Builder<M> declareQueues(boolean on) {
             declare = Require.setOnce("declareQueues", declare, on);
             return this;
-        }
-
-        /** Hears handled, acked, failed, Redis-waiting and dead-lettered messages. */
-        public Builder<M> listener(RabbitListener l) {
-            listener = Require.setOnce("listener", listener, l);
-            return consumerListener(l);
         }
 
         /** Builds the consumer (not started). */

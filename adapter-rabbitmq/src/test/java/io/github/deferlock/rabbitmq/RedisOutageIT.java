@@ -65,7 +65,7 @@ final class RedisOutageIT {
             await().atMost(Duration.ofSeconds(30)).until(() -> f.recorder.redisWaits.get() >= 4);
             Thread.sleep(4_000);
             proxy.heal();
-            await().atMost(Duration.ofSeconds(60)).until(() -> f.handledIds() == 20);
+            await().atMost(Duration.ofSeconds(120)).until(() -> f.handledIds() == 20);
             await().atMost(Duration.ofSeconds(10)).until(() -> ch.messageCount(q) == 0);
             assertThat(ch.messageCount(c.deadLetterQueue())).isZero();
             assertThat(f.recorder.deadLettered).hasValue(0);
@@ -113,9 +113,9 @@ final class RedisOutageIT {
                 await().atMost(Duration.ofSeconds(30)).until(() -> recorder.redisWaits.get() >= 4);
                 Thread.sleep(8_000);
                 proxy.heal();
-                await().atMost(Duration.ofSeconds(60)).until(() -> recorder.deferred.get() == 10);
+                await().atMost(Duration.ofSeconds(120)).until(() -> recorder.deferred.get() == 10);
                 hot.unlock();
-                await().atMost(Duration.ofSeconds(60)).until(() -> direct.hlen(Fixture.HANDLED) == 10);
+                await().atMost(Duration.ofSeconds(120)).until(() -> direct.hlen(Fixture.HANDLED) == 10);
                 assertThat(ch.messageCount(c.deadLetterQueue())).isZero();
                 assertThat(recorder.deadLettered).hasValue(0);
             }

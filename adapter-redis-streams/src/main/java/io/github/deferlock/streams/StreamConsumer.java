@@ -2,18 +2,17 @@ package io.github.deferlock.streams;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import io.github.deferlock.conflict.ConflictAwareHandler;
+import io.github.deferlock.consumer.AbstractConsumer;
 import io.github.deferlock.consumer.ConsumerBuilder;
 import io.github.deferlock.consumer.ConsumerSettings;
 import io.github.deferlock.consumer.internal.DeliveryRunner;
 import io.github.deferlock.consumer.internal.GuardedListener;
-import io.github.deferlock.consumer.internal.HandlerThreads;
-import io.github.deferlock.consumer.internal.Lifecycle;
 import io.github.deferlock.consumer.internal.PayloadReader;
+import io.github.deferlock.redis.internal.HandlerThreads;
 import io.github.deferlock.redis.internal.Require;
-import io.github.deferlock.redis.internal.Script;
-import java.nio.charset.StandardCharsets;
+import io.github.deferlock.streams.internal.StreamGroup;
+import io.github.deferlock.streams.internal.StreamGroup.Delivery;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,12 +26,7 @@ import org.slf4j.LoggerFactory;
 import redis.clients.jedis.StreamEntryID;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisDataException;
-import redis.clients.jedis.params.XAddParams;
-import redis.clients.jedis.params.XAutoClaimParams;
-import redis.clients.jedis.params.XPendingParams;
-import redis.clients.jedis.params.XReadGroupParams;
 import redis.clients.jedis.resps.StreamEntry;
-import redis.clients.jedis.resps.StreamPendingEntry;
 
 /**
  * A Redis Streams consumer-group member that hands every entry to a {@link ConflictAwareHandler} and
@@ -94,7 +88,7 @@ import redis.clients.jedis.resps.StreamPendingEntry;
  *
  * @param <M> the message type
  */
-public final class StreamConsumer<M> implements AutoCloseable {
+public final class StreamConsumer<M> extends AbstractConsumer<StreamConsumer<M>> {
 
     private static final Logger LOG = LoggerFactory.getLogger(StreamConsumer.class);
 
@@ -107,20 +101,15 @@ public final class StreamConsumer<M> implements AutoCloseable {
     /** Dead-letter field: how many times the entry was delivered. */
     public static final String DELIVERIES_FIELD = "deliveries";
 
-    private static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(30);
-    private static final Script DELETE_IDLE =
-            Script.load(r -> StreamConsumer.class.getResourceAsStream(r), "delete_idle_consumers.lua");
     private static final long MIN_BACKOFF_MILLIS = 100;
     private static final long MAX_BACKOFF_MILLIS = 2_000;
-    private static final int ACK_TRIES = 5;
     private static final AtomicInteger SERIAL = new AtomicInteger();
-    private static final StreamEntryID START = new StreamEntryID(0, 0);
 
     private final UnifiedJedis redis;
     private final String stream;
     private final String group;
     private final String consumer;
-    private final ConsumerSettings<M> settings;
+    private final ConsumerSettings<M, StreamListener> settings;
     private final PayloadReader<M> payloads;
     private final DeliveryRunner<M> runner;
     private final int batchSize;
@@ -133,16 +122,16 @@ public final class StreamConsumer<M> implements AutoCloseable {
     private final ExecutorService executor;
     private final Thread reader0;
     private final Semaphore free;
-    private final Lifecycle lifecycle;
-    private volatile boolean running;
+    private final StreamGroup calls;
 
     private StreamConsumer(Builder<M> b) {
+        super("consumer of stream '" + b.stream + "' in group '" + b.group + "'");
         this.redis = b.redis;
         this.stream = b.stream;
         this.group = b.group;
         this.settings = b.settings();
         this.payloads = new PayloadReader<>(settings.reader());
-        this.listener = new GuardedListener<>(Require.orDefault(b.listener, new StreamListener() {}));
+        this.listener = new GuardedListener<>(settings.listener());
         this.runner = new DeliveryRunner<>(settings, listener, "stream '" + stream + "'");
         this.consumer = b.consumerName != null
                 ? b.consumerName
@@ -161,9 +150,9 @@ public final class StreamConsumer<M> implements AutoCloseable {
         this.deleteIdleMillis = idle.isZero() ? -1 : idle.toMillis();
         this.deadLetterStream = Require.orDefault(b.deadLetterStream, stream + ":dead");
         this.free = new Semaphore(concurrency);
+        this.calls = new StreamGroup(redis, stream, group, consumer);
         String base = "deferlock-stream-" + stream + "-" + SERIAL.incrementAndGet();
         this.executor = HandlerThreads.create(base, concurrency, settings.virtualThreads());
-        this.lifecycle = new Lifecycle("consumer '" + consumer + "' of stream '" + stream + "'");
         this.reader0 = new Thread(this::readLoop, base + "-reader");
         this.reader0.setDaemon(true);
     }
@@ -193,67 +182,41 @@ public final class StreamConsumer<M> implements AutoCloseable {
         return deadLetterStream;
     }
 
-    /** True between {@link #start()} and {@link #close()}. */
-    public boolean isRunning() {
-        return running;
-    }
-
     /**
      * Creates the group when it does not exist ({@code XGROUP CREATE <stream> <group> 0 MKSTREAM}: a new group
      * reads the stream from its start) and starts reading. When Redis is unreachable at start the reader keeps
      * trying.
-     *
-     * @return this consumer
-     * @throws IllegalStateException when already started or closed
      */
-    public StreamConsumer<M> start() {
-        lifecycle.start();
-        running = true;
+    @Override
+    protected void doStart() {
         try {
-            ensureGroup();
+            calls.ensureGroup();
         } catch (RuntimeException e) {
             LOG.warn("stream '{}': cannot create group '{}' yet, the reader retries: {}", stream, group, e.toString());
         }
         reader0.start();
-        return this;
-    }
-
-    /** Closes with a 30 s timeout; see {@link #close(Duration)}. */
-    @Override
-    public void close() {
-        close(DEFAULT_CLOSE_TIMEOUT);
     }
 
     /**
      * Stops reading (the read in progress ends within the block timeout; entries it returns are still run),
-     * waits up to {@code timeout} for running handlers to finish and be acknowledged, then interrupts those
-     * still running. Entries not acknowledged stay pending in the group and are delivered again: at the next
-     * start under the same consumer name, or to another consumer after {@code claimIdle}. A consumer left with no
-     * pending entry is deleted from the group. Idempotent: a second call waits for the first and returns what it
-     * returned.
-     *
-     * @return true when every handler finished within the timeout
+     * waits for running handlers to finish and be acknowledged, then interrupts those still running. Entries not
+     * acknowledged stay pending in the group and are delivered again: at the next start under the same consumer
+     * name, or to another consumer after {@code claimIdle}. A consumer left with no pending entry is deleted from
+     * the group.
      */
-    public boolean close(Duration timeout) {
-        Require.notNegative("timeout", timeout);
-        Boolean earlier = lifecycle.beginClose();
-        if (earlier != null) {
-            return earlier;
-        }
-        return lifecycle.closed(drain(System.nanoTime() + timeout.toNanos()));
-    }
-
-    private boolean drain(long deadline) {
-        running = false;
+    @Override
+    protected boolean doClose(long deadline) {
         boolean interrupted = false;
         try {
-            if (lifecycle.started()) {
+            if (wasStarted()) {
                 reader0.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
             }
             executor.shutdown();
             long left = deadline - System.nanoTime();
             if (left > 0 && executor.awaitTermination(left, TimeUnit.NANOSECONDS)) {
-                deleteConsumers(true);
+                if (wasStarted()) {
+                    calls.deleteConsumers(deleteIdleMillis, true);
+                }
                 return true;
             }
             executor.shutdownNow();
@@ -270,58 +233,13 @@ public final class StreamConsumer<M> implements AutoCloseable {
         }
     }
 
-    /**
-     * Deletes, in one script, the consumers of the group with no pending entry that are idle past the threshold,
-     * and this one when {@code self} (closing). Returns how many; 0 when Redis failed (logged, tried next time).
-     */
-    long deleteConsumers(boolean self) {
-        if (!self && deleteIdleMillis < 0 || !lifecycle.started()) {
-            return 0;
-        }
-        try {
-            Object n = DELETE_IDLE.run(
-                    redis,
-                    List.of(bytes(stream)),
-                    List.of(
-                            bytes(group),
-                            bytes(Long.toString(deleteIdleMillis < 0 ? Long.MAX_VALUE : deleteIdleMillis)),
-                            bytes(self ? consumer : "")));
-            long deleted = n instanceof Long l ? l : 0;
-            if (deleted > 0) {
-                LOG.debug("stream '{}' group '{}': deleted {} consumers with no pending entry", stream, group, deleted);
-            }
-            return deleted;
-        } catch (RuntimeException e) {
-            LOG.debug("stream '{}' group '{}': cannot delete idle consumers yet: {}", stream, group, e.toString());
-            return 0;
-        }
-    }
-
-    private static byte[] bytes(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
-    }
-
-    private void ensureGroup() {
-        try {
-            redis.xgroupCreate(stream, group, START, true);
-            LOG.debug("stream '{}': created group '{}'", stream, group);
-        } catch (JedisDataException e) {
-            if (e.getMessage() == null || !e.getMessage().startsWith("BUSYGROUP")) {
-                throw e;
-            }
-        }
-    }
-
-    /** One delivery: the entry and how many times it was delivered (1 for a first read). */
-    private record Delivery(StreamEntry entry, long deliveries) {}
-
     private void readLoop() {
         boolean ownPending = true;
-        StreamEntryID ownCursor = START;
-        StreamEntryID claimCursor = START;
+        StreamEntryID ownCursor = StreamGroup.START;
+        StreamEntryID claimCursor = StreamGroup.START;
         long nextClaim = System.nanoTime();
         long backoff = 0;
-        while (running) {
+        while (isRunning()) {
             int permits = takePermits();
             if (permits == 0) {
                 continue;
@@ -329,34 +247,32 @@ public final class StreamConsumer<M> implements AutoCloseable {
             int started = 0;
             try {
                 List<Delivery> got;
-                if (System.nanoTime() - nextClaim >= 0) {
-                    Map.Entry<StreamEntryID, List<StreamEntry>> r = redis.xautoclaim(
-                            stream,
-                            group,
-                            consumer,
-                            claimIdleMillis,
-                            claimCursor,
-                            XAutoClaimParams.xAutoClaimParams().count(permits));
-                    claimCursor = r.getKey();
-                    got = withDeliveryCounts(r.getValue());
+                // own pending entries first (left by an earlier run under this name), then claims: a claim
+                // before them would hand this consumer entries that its own-pending read returns once more
+                if (!ownPending && System.nanoTime() - nextClaim >= 0) {
+                    StreamGroup.Claimed r = calls.claim(claimIdleMillis, claimCursor, permits);
+                    claimCursor = r.cursor();
+                    got = r.deliveries();
                     if (!got.isEmpty()) {
                         int n = got.size();
                         listener.call(l -> l.onReclaimed(n));
                     }
-                    if (START.equals(claimCursor) || got.isEmpty()) {
-                        claimCursor = START;
+                    if (StreamGroup.START.equals(claimCursor) || got.isEmpty()) {
+                        claimCursor = StreamGroup.START;
                         nextClaim = System.nanoTime() + claimIntervalNanos;
-                        deleteConsumers(false);
+                        if (deleteIdleMillis >= 0) {
+                            calls.deleteConsumers(deleteIdleMillis, false);
+                        }
                     }
                 } else if (ownPending) {
-                    got = read(permits, ownCursor, false);
+                    got = calls.read(permits, ownCursor, blockMillis);
                     if (got.isEmpty()) {
                         ownPending = false;
                     } else {
                         ownCursor = got.get(got.size() - 1).entry().getID();
                     }
                 } else {
-                    got = read(permits, StreamEntryID.XREADGROUP_UNDELIVERED_ENTRY, true);
+                    got = calls.read(permits, StreamEntryID.XREADGROUP_UNDELIVERED_ENTRY, blockMillis);
                 }
                 for (Delivery d : got) {
                     executor.execute(() -> run(d));
@@ -366,7 +282,7 @@ public final class StreamConsumer<M> implements AutoCloseable {
             } catch (JedisDataException e) {
                 if (e.getMessage() != null && e.getMessage().startsWith("NOGROUP")) {
                     LOG.warn("stream '{}': group '{}' is gone, creating it again", stream, group);
-                    backoff = pause(backoff, e, () -> ensureGroup());
+                    backoff = pause(backoff, e, calls::ensureGroup);
                 } else {
                     backoff = pause(backoff, e, null);
                 }
@@ -386,7 +302,7 @@ public final class StreamConsumer<M> implements AutoCloseable {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            running = false;
+            stopRunning();
             return 0;
         }
         int n = 1;
@@ -394,38 +310,6 @@ public final class StreamConsumer<M> implements AutoCloseable {
             n++;
         }
         return n;
-    }
-
-    private List<Delivery> read(int count, StreamEntryID from, boolean block) {
-        XReadGroupParams params = XReadGroupParams.xReadGroupParams().count(count);
-        if (block) {
-            params.block(blockMillis);
-        }
-        List<Map.Entry<String, List<StreamEntry>>> r = redis.xreadGroup(group, consumer, params, Map.of(stream, from));
-        List<Delivery> out = new ArrayList<>();
-        if (r == null) {
-            return out;
-        }
-        for (Map.Entry<String, List<StreamEntry>> s : r) {
-            for (StreamEntry e : s.getValue()) {
-                // own pending history can list entries deleted from the stream (null fields): ack them away
-                out.add(new Delivery(e, block ? 1 : deliveriesOf(e.getID())));
-            }
-        }
-        return out;
-    }
-
-    private List<Delivery> withDeliveryCounts(List<StreamEntry> entries) {
-        List<Delivery> out = new ArrayList<>(entries.size());
-        for (StreamEntry e : entries) {
-            out.add(new Delivery(e, deliveriesOf(e.getID())));
-        }
-        return out;
-    }
-
-    private long deliveriesOf(StreamEntryID id) {
-        List<StreamPendingEntry> p = redis.xpending(stream, group, XPendingParams.xPendingParams(id, id, 1));
-        return p.isEmpty() ? 1 : p.get(0).getDeliveredTimes();
     }
 
     private long pause(long backoff, RuntimeException e, Runnable then) {
@@ -436,7 +320,7 @@ public final class StreamConsumer<M> implements AutoCloseable {
             LOG.debug("stream '{}' group '{}': {}; retrying in {} ms", stream, group, e.toString(), next);
         }
         sleep(next);
-        if (then != null && running) {
+        if (then != null && isRunning()) {
             try {
                 then.run();
             } catch (RuntimeException again) {
@@ -449,7 +333,7 @@ public final class StreamConsumer<M> implements AutoCloseable {
     private void sleep(long millis) {
         long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
         // wake every 50 ms to notice close()
-        while (running && System.nanoTime() - until < 0) {
+        while (isRunning() && System.nanoTime() - until < 0) {
             try {
                 Thread.sleep(Math.min(50, Math.max(1, TimeUnit.NANOSECONDS.toMillis(until - System.nanoTime()))));
             } catch (InterruptedException ie) {
@@ -480,7 +364,7 @@ public final class StreamConsumer<M> implements AutoCloseable {
                 return;
             }
             int attempt = (int) Math.min(Integer.MAX_VALUE, d.deliveries());
-            DeliveryRunner.Result r = runner.run(decoded.message(), id, attempt, () -> running);
+            DeliveryRunner.Result r = runner.run(decoded.message(), id, attempt, this::isRunning);
             if (r instanceof DeliveryRunner.Result.Handled) {
                 ack(entry.getID());
             } else if (r instanceof DeliveryRunner.Result.DeadLetter dl) {
@@ -503,33 +387,15 @@ public final class StreamConsumer<M> implements AutoCloseable {
         fields.put(ENTRY_FIELD, entry.getID().toString());
         fields.put(REASON_FIELD, reason);
         fields.put(DELIVERIES_FIELD, Long.toString(d.deliveries()));
-        redis.xadd(deadLetterStream, XAddParams.xAddParams(), fields);
+        calls.deadLetter(d, deadLetterStream, fields);
         LOG.warn("stream '{}': entry {} dead-lettered to '{}': {}", stream, entry.getID(), deadLetterStream, reason);
-        ack(entry.getID());
+        listener.acked(entry.getID().toString());
         listener.deadLettered(entry.getID().toString(), reason);
     }
 
     private void ack(StreamEntryID id) {
-        long backoff = 50;
-        for (int i = 1; ; i++) {
-            try {
-                redis.xack(stream, group, id);
-                listener.acked(id.toString());
-                return;
-            } catch (RuntimeException e) {
-                if (i >= ACK_TRIES) {
-                    throw e;
-                }
-                LOG.debug("stream '{}': XACK {} failed ({}), retrying", stream, id, e.toString());
-                try {
-                    Thread.sleep(backoff);
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
-                    throw e;
-                }
-                backoff = Math.min(1_000, backoff * 2);
-            }
-        }
+        calls.ack(id);
+        listener.acked(id.toString());
     }
 
     @Override
@@ -540,12 +406,12 @@ public final class StreamConsumer<M> implements AutoCloseable {
 
     /**
      * Builds a {@link StreamConsumer}. The settings every adapter has ({@code concurrency}, {@code virtualThreads},
-     * {@code maxAttempts}, {@code retryBackoff}, {@code objectMapper}) are {@link ConsumerBuilder}'s. Each setting
+     * {@code maxAttempts}, {@code retryBackoff}, {@code objectMapper}, {@code listener}) are {@link ConsumerBuilder}'s. Each setting
      * may be set once; a second call is an {@link IllegalStateException}. Not threadsafe.
      *
      * @param <M> the message type
      */
-    public static final class Builder<M> extends ConsumerBuilder<M, Builder<M>> {
+    public static final class Builder<M> extends ConsumerBuilder<M, StreamListener, Builder<M>> {
         private final UnifiedJedis redis;
         private final String stream;
         private final String group;
@@ -556,7 +422,6 @@ public final class StreamConsumer<M> implements AutoCloseable {
         private Duration claimInterval;
         private Duration deleteIdle;
         private String deadLetterStream;
-        private StreamListener listener;
 
         private Builder(
                 UnifiedJedis redis,
@@ -565,7 +430,7 @@ public final class StreamConsumer<M> implements AutoCloseable {
                 Class<M> type,
                 TypeReference<M> typeRef,
                 ConflictAwareHandler<M> handler) {
-            super(type, typeRef, handler);
+            super(type, typeRef, handler, new StreamListener() {});
             this.redis = Require.notNull("redis", redis);
             this.stream = Require.notEmpty("stream", stream);
             this.group = Require.notEmpty("group", group);
@@ -635,12 +500,6 @@ public final class StreamConsumer<M> implements AutoCloseable {
             Require.notEmpty("deadLetterStream", key);
             deadLetterStream = Require.setOnce("deadLetterStream", deadLetterStream, key);
             return this;
-        }
-
-        /** Hears handled, acked, failed, dead-lettered and reclaimed entries. */
-        public Builder<M> listener(StreamListener l) {
-            listener = Require.setOnce("listener", listener, l);
-            return consumerListener(l);
         }
 
         /** Builds the consumer (not started). */

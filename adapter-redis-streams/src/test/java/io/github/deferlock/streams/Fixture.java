@@ -119,6 +119,7 @@ final class Fixture implements AutoCloseable {
         final AtomicInteger deferred = new AtomicInteger();
         final AtomicInteger duplicates = new AtomicInteger();
         final AtomicInteger failed = new AtomicInteger();
+        final AtomicInteger redisWaits = new AtomicInteger();
         final AtomicInteger deadLettered = new AtomicInteger();
         final AtomicInteger reclaimed = new AtomicInteger();
 
@@ -138,6 +139,11 @@ final class Fixture implements AutoCloseable {
         @Override
         public void onFailed(String entryId, int attempt, Throwable error) {
             failed.incrementAndGet();
+        }
+
+        @Override
+        public void onRedisUnavailable(String entryId, Throwable error) {
+            redisWaits.incrementAndGet();
         }
 
         @Override

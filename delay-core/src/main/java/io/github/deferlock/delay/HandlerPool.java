@@ -2,17 +2,14 @@ package io.github.deferlock.delay;
 
 import io.github.deferlock.delay.internal.ClaimPolicy;
 import io.github.deferlock.delay.internal.Ticker;
+import io.github.deferlock.redis.internal.HandlerThreads;
 import io.github.deferlock.redis.internal.Require;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
@@ -98,31 +95,7 @@ final class HandlerPool<T> {
      * @throws UnsupportedOperationException when virtual threads are asked for on Java older than 21
      */
     private static ExecutorService newExecutor(String base, int threads, boolean virtual) {
-        return virtual ? virtualThreadExecutor() : platformExecutor(base, threads);
-    }
-
-    private static ExecutorService platformExecutor(String base, int threads) {
-        AtomicInteger n = new AtomicInteger();
-        return Executors.newFixedThreadPool(threads, r -> {
-            Thread t = new Thread(r, base + "-handler-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
-    }
-
-    private static ExecutorService virtualThreadExecutor() {
-        try {
-            return (ExecutorService) MethodHandles.publicLookup()
-                    .findStatic(
-                            Executors.class,
-                            "newVirtualThreadPerTaskExecutor",
-                            MethodType.methodType(ExecutorService.class))
-                    .invoke();
-        } catch (NoSuchMethodException | IllegalAccessException e) {
-            throw new UnsupportedOperationException("virtual threads need Java 21 or newer", e);
-        } catch (Throwable t) {
-            throw new IllegalStateException("cannot create a virtual-thread executor", t);
-        }
+        return HandlerThreads.create(base, threads, virtual);
     }
 
     /** How many jobs the next claim may take now ({@link ClaimPolicy#claimSize}); 0: wait for room. */

@@ -78,7 +78,7 @@ public final class ConflictAwareHandler<M> {
     private final RedisLocks locks;
     private final Function<? super M, String> keyFn;
     private final Function<? super M, String> idFn;
-    private final MessageHandler<? super M> handler;
+    private final ContextHandler<? super M> handler;
     private final OnConflict onConflict;
     private final Deferrals deferrals;
     private final ConflictListener listener;
@@ -204,7 +204,7 @@ public final class ConflictAwareHandler<M> {
                         LockRunner.safe(() -> listener.onDuplicateSkipped(key, id));
                         return Outcome.DUPLICATE;
                     }
-                    handler.handle(message);
+                    handler.handle(message, new MessageContext(key, lock.fencingToken()));
                     if (id != null) {
                         markDone(id);
                     }
@@ -581,7 +581,7 @@ public final class ConflictAwareHandler<M> {
         private final RedisLocks locks;
         private Function<? super M, String> keyFn;
         private Function<? super M, String> idFn;
-        private MessageHandler<? super M> handler;
+        private ContextHandler<? super M> handler;
         private OnConflict onConflict;
         private SleepRetry sleepRetry;
         private Deferrals deferrals;
@@ -613,8 +613,19 @@ public final class ConflictAwareHandler<M> {
             return this;
         }
 
-        /** The work to run under the lock. Required. */
+        /** The work to run under the lock. Required: this or {@link #contextHandler(ContextHandler)}. */
         public Builder<M> handler(MessageHandler<? super M> h) {
+            Require.notNull("handler", h);
+            ContextHandler<M> plain = (m, context) -> h.handle(m);
+            handler = Require.setOnce("handler", handler, plain);
+            return this;
+        }
+
+        /**
+         * The work to run under the lock, told the lock key and the fencing token of the hold ({@link
+         * MessageContext}). Required: this or {@link #handler(MessageHandler)}.
+         */
+        public Builder<M> contextHandler(ContextHandler<? super M> h) {
             handler = Require.setOnce("handler", handler, h);
             return this;
         }

@@ -30,7 +30,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class DeliveryRunner<M> {
     private static final Logger LOG = LoggerFactory.getLogger(DeliveryRunner.class);
-    private static final long SLICE_NANOS = 50_000_000L;
 
     private final Function<M, Outcome> handler;
     private final int maxAttempts;
@@ -44,7 +43,7 @@ public final class DeliveryRunner<M> {
     /**
      * A runner for the settings' handler and failure policy; {@code source} names the queue/topic/stream in logs.
      */
-    public DeliveryRunner(ConsumerSettings<M> settings, GuardedListener<?> listener, String source) {
+    public DeliveryRunner(ConsumerSettings<M, ?> settings, GuardedListener<?> listener, String source) {
         this(
                 settings.handler()::handle,
                 settings.maxAttempts(),
@@ -129,7 +128,8 @@ public final class DeliveryRunner<M> {
                     return new Result.DeadLetter("failed on attempt " + attempt + " of " + maxAttempts + ": " + e);
                 }
                 LOG.debug("{}: message {} failed on attempt {}: {}", source, id, attempt, e.toString());
-                if (!pause(retryBackoff.delay(attempt), keepGoing)) {
+                if (!sleeper.sleepUntil(
+                        nanoTime.getAsLong() + retryBackoff.delay(attempt).toNanos(), nanoTime, keepGoing)) {
                     return new Result.Abandoned();
                 }
                 attempt++;
@@ -138,26 +138,6 @@ public final class DeliveryRunner<M> {
             gate.succeeded();
             listener.handled(id, outcome, Duration.ofNanos(nanoTime.getAsLong() - t0));
             return new Result.Handled(outcome);
-        }
-    }
-
-    /** Waits {@code d} in slices, so that {@code keepGoing} turning false ends it; false when it did. */
-    private boolean pause(Duration d, BooleanSupplier keepGoing) {
-        long until = nanoTime.getAsLong() + d.toNanos();
-        while (true) {
-            if (!keepGoing.getAsBoolean()) {
-                return false;
-            }
-            long left = until - nanoTime.getAsLong();
-            if (left <= 0) {
-                return true;
-            }
-            try {
-                sleeper.sleep(Duration.ofNanos(Math.min(left, SLICE_NANOS)));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
-            }
         }
     }
 }

@@ -18,8 +18,6 @@ public final class OutageGate {
                     Duration.ofMillis(100), Duration.ofSeconds(5), 2.0)
             .withJitter(0.2);
 
-    private static final long SLICE_NANOS = 50_000_000L;
-
     private final Backoff backoff;
     private final Sleeper sleeper;
     private final LongSupplier nanoTime;
@@ -74,20 +72,14 @@ public final class OutageGate {
      */
     public boolean awaitOpen(BooleanSupplier keepGoing) {
         while (true) {
-            if (!keepGoing.getAsBoolean()) {
-                return false;
-            }
-            long left;
+            long until;
             synchronized (this) {
-                left = closed ? closedUntil - nanoTime.getAsLong() : 0;
+                if (!closed || nanoTime.getAsLong() - closedUntil >= 0) {
+                    return keepGoing.getAsBoolean();
+                }
+                until = closedUntil;
             }
-            if (left <= 0) {
-                return true;
-            }
-            try {
-                sleeper.sleep(Duration.ofNanos(Math.min(left, SLICE_NANOS)));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+            if (!sleeper.sleepUntil(until, nanoTime, keepGoing)) {
                 return false;
             }
         }

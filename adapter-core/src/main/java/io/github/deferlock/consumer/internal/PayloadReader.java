@@ -23,29 +23,27 @@ public final class PayloadReader<M> {
 
     /** Decodes {@code body} (UTF-8 JSON bytes; null when the broker had none). */
     public Decoded<M> read(byte[] body) {
-        if (body == null) {
-            return new Decoded<>(null, "the body is absent");
-        }
-        try {
-            return checked(reader.readValue(body));
-        } catch (IOException | RuntimeException e) {
-            return new Decoded<>(null, "cannot decode the body: " + e.getMessage());
-        }
+        return decode(body, () -> reader.readValue(body));
     }
 
     /** Decodes {@code body} (JSON text; null when the broker had none). */
     public Decoded<M> read(String body) {
+        return decode(body, () -> reader.readValue(body));
+    }
+
+    private interface Read<M> {
+        M read() throws IOException;
+    }
+
+    private Decoded<M> decode(Object body, Read<M> read) {
         if (body == null) {
             return new Decoded<>(null, "the body is absent");
         }
         try {
-            return checked(reader.readValue(body));
+            M m = read.read();
+            return m == null ? new Decoded<>(null, "the body is JSON null") : new Decoded<>(m, null);
         } catch (IOException | RuntimeException e) {
             return new Decoded<>(null, "cannot decode the body: " + e.getMessage());
         }
-    }
-
-    private Decoded<M> checked(M m) {
-        return m == null ? new Decoded<>(null, "the body is JSON null") : new Decoded<>(m, null);
     }
 }

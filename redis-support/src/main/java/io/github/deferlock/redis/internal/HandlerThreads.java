@@ -1,4 +1,4 @@
-package io.github.deferlock.consumer.internal;
+package io.github.deferlock.redis.internal;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -7,14 +7,17 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The handler threads of a consumer: {@code n} platform daemon threads named {@code <base>-handler-<i>}, or a
- * virtual thread per task (Java 21+; the builder refuses virtual threads on an older Java, so this never does).
- * Stateless.
+ * Handler threads, written once for delay-core's {@code HandlerPool} and the broker adapters: {@code n} platform
+ * daemon threads named {@code <base>-handler-<i>}, or a virtual thread per task (Java 21+). Stateless.
  */
 public final class HandlerThreads {
     private HandlerThreads() {}
 
-    /** A fixed pool of {@code n} platform threads, or a virtual-thread-per-task executor when {@code virtual}. */
+    /**
+     * A fixed pool of {@code n} platform threads, or a virtual-thread-per-task executor when {@code virtual}.
+     *
+     * @throws UnsupportedOperationException when virtual threads are asked for on Java older than 21
+     */
     public static ExecutorService create(String base, int n, boolean virtual) {
         if (virtual) {
             return virtualThreadExecutor();
