@@ -458,7 +458,7 @@ public final class ConflictAwareHandler<M> {
                             LockRunner.safe(() -> listener.onDuplicateSkipped(key, id));
                         } else {
                             try {
-                                handler.handle(message);
+                                handler.handle(message, new MessageContext(key, lock.fencingToken()));
                             } catch (Exception | Error e) {
                                 handlerFailed[0] = true;
                                 throw e;
