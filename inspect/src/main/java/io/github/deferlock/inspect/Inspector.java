@@ -410,9 +410,10 @@ public final class Inspector {
     }
 
     /**
-     * One lock by name: free or held, with its fencing counter.
+     * One lock by name: free or held, with its fencing counter and the work parked behind it (ordered DEFER:
+     * how many items, and the age of the oldest).
      *
-     * @return the lock, or empty when it is free and was never locked (no key, no counter)
+     * @return the lock, or empty when it is free and was never locked (no key, no counter) and nothing is parked
      * @throws IllegalArgumentException when the prefix holds a brace or the name is invalid (docs/names.md)
      * @throws InspectException when Redis fails
      */
@@ -420,17 +421,31 @@ public final class Inspector {
         checkPrefix(prefix);
         Require.notNull("name", name);
         LockView v = readLock(prefix, name, LockKeys.lockKey(prefix, name));
-        return v.held() || v.waiters() || v.fencingCounter().isPresent() ? Optional.of(v) : Optional.empty();
+        return v.held() || v.waiters() || v.fencingCounter().isPresent() || v.parked() > 0
+                ? Optional.of(v)
+                : Optional.empty();
     }
 
     LockView readLock(String prefix, String name, String key) {
         List<?> r = (List<?>) call(
                 "read lock '" + name + "' under '" + prefix + "'",
-                () -> LOCK_INFO.run(redis, List.of(bytes(key), bytes(LockKeys.fenceKey(key))), List.of()));
+                () -> LOCK_INFO.run(
+                        redis,
+                        List.of(
+                                bytes(key),
+                                bytes(LockKeys.fenceKey(key)),
+                                bytes(LockKeys.parkedKey(key)),
+                                bytes(LockKeys.parkedItemsKey(key))),
+                        List.of()));
         String type = text(r.get(0));
         String value = text(r.get(1));
         long pttl = (Long) r.get(2);
         String fence = text(r.get(3));
+        long parked = r.size() > 4 ? (Long) r.get(4) : 0;
+        long parkedSince = r.size() > 5 ? (Long) r.get(5) : -1;
+        Optional<Duration> oldestParkedAge = parked > 0 && parkedSince >= 0
+                ? Optional.of(Duration.ofMillis(Math.max(0, clock.millis() - parkedSince)))
+                : Optional.empty();
         OptionalLong counter = OptionalLong.empty();
         try {
             counter = fence.isEmpty() ? OptionalLong.empty() : OptionalLong.of(Long.parseLong(fence));
@@ -449,7 +464,9 @@ public final class Inspector {
                 held ? Optional.of(token) : Optional.empty(),
                 held && pttl >= 0 ? Optional.of(Duration.ofMillis(pttl)) : Optional.empty(),
                 counter,
-                waiters);
+                waiters,
+                parked,
+                oldestParkedAge);
     }
 
     private static void checkPrefix(String prefix) {

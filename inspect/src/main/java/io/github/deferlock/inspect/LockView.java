@@ -17,6 +17,11 @@ import java.util.OptionalLong;
  *     holder's token is at most this; a watchdog hold reserves a block of 8); empty when never locked
  * @param waiters whether a contender of another process is queued for the lock (while it is held, or while
  *     a free lock is reserved for the head of its waiter queue)
+ * @param parked how many items of deferred work (ordered DEFER) are parked behind the key ({@code
+ *     <key>:parked}, docs/lock-keys.md "Parked work"); 0 when none
+ * @param oldestParkedAge how long the head of the parked FIFO (the oldest item) has been parked, by the
+ *     inspector's clock against the clock of the process that parked it (never negative); empty when nothing
+ *     is parked or the head records no park time
  */
 public record LockView(
         String prefix,
@@ -25,7 +30,9 @@ public record LockView(
         Optional<String> holderToken,
         Optional<Duration> remainingLease,
         OptionalLong fencingCounter,
-        boolean waiters) {
+        boolean waiters,
+        long parked,
+        Optional<Duration> oldestParkedAge) {
     /** Validates the components. */
     public LockView {
         Objects.requireNonNull(prefix, "prefix cannot be null");
@@ -34,6 +41,32 @@ public record LockView(
         Objects.requireNonNull(holderToken, "holderToken cannot be null");
         Objects.requireNonNull(remainingLease, "remainingLease cannot be null");
         Objects.requireNonNull(fencingCounter, "fencingCounter cannot be null");
+        Objects.requireNonNull(oldestParkedAge, "oldestParkedAge cannot be null");
+        if (parked < 0) {
+            throw new IllegalArgumentException("parked cannot be negative: " + parked + " for lock key " + key);
+        }
+    }
+
+    /**
+     * A lock with nothing parked behind it (the components before parked work was shown).
+     *
+     * @param prefix the lock key prefix
+     * @param name the lock name
+     * @param key the lock's Redis key
+     * @param holderToken the holder's token, empty when free
+     * @param remainingLease the holder's remaining lease, empty when free or without TTL
+     * @param fencingCounter the lock's fencing counter, empty when never locked
+     * @param waiters whether a contender of another process is queued for the lock
+     */
+    public LockView(
+            String prefix,
+            String name,
+            String key,
+            Optional<String> holderToken,
+            Optional<Duration> remainingLease,
+            OptionalLong fencingCounter,
+            boolean waiters) {
+        this(prefix, name, key, holderToken, remainingLease, fencingCounter, waiters, 0, Optional.empty());
     }
 
     /** Whether someone holds the lock. */

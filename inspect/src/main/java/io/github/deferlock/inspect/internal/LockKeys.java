@@ -35,6 +35,16 @@ public final class LockKeys {
         return lockKey + ":fence";
     }
 
+    /** The parked FIFO of a lock key (ordered DEFER): ids of the work parked behind the key, oldest first. */
+    public static String parkedKey(String lockKey) {
+        return lockKey + ":parked";
+    }
+
+    /** The parked items of a lock key: item id to payload (JSON with {@code firstConflictMillis}). */
+    public static String parkedItemsKey(String lockKey) {
+        return lockKey + ":parked-items";
+    }
+
     /**
      * The lock name of {@code key} under {@code prefix}; empty when the key is not a lock key of that prefix
      * (a counter, a release record, the registry, another prefix's key).

@@ -1,7 +1,11 @@
 -- One lock's state (read only).
--- KEYS: [1] lock key, [2] fencing counter
+-- KEYS: [1] lock key, [2] fencing counter, [3] parked FIFO (<lock key>:parked),
+--       [4] parked items (<lock key>:parked-items); all four share the lock's {e} slot (docs/lock-keys.md)
 -- ARGV: none
--- Returns: {type of the lock key, value or '', PTTL, counter or ''}
+-- Returns: {type of the lock key, value or '', PTTL, counter or '', items parked, park time of the head in
+--           epoch ms or -1 (nothing parked, or a head whose payload has no firstConflictMillis)}
+-- Cost: TYPE, GET, PTTL, GET; LLEN; with parked work LINDEX 0, HGET and a decode of the head's payload (at most
+-- the deferral queue's maxPayloadBytes). Never a scan.
 local kind = redis.call('TYPE', KEYS[1]).ok
 local value = ''
 if kind == 'string' then
@@ -11,4 +15,19 @@ local fence = redis.pcall('GET', KEYS[2])
 if type(fence) ~= 'string' then
   fence = ''
 end
-return {kind, value, redis.call('PTTL', KEYS[1]), fence}
+local parked = redis.pcall('LLEN', KEYS[3])
+if type(parked) ~= 'number' then
+  parked = 0
+end
+local since = -1
+if parked > 0 then
+  local head = redis.call('LINDEX', KEYS[3], 0)
+  local payload = head and redis.pcall('HGET', KEYS[4], head)
+  if type(payload) == 'string' then
+    local ok, item = pcall(cjson.decode, payload)
+    if ok and type(item) == 'table' and type(item.firstConflictMillis) == 'number' then
+      since = item.firstConflictMillis
+    end
+  end
+end
+return {kind, value, redis.call('PTTL', KEYS[1]), fence, parked, since}
