@@ -98,7 +98,14 @@ final class JsonViews {
         } else {
             o.putNull("fencingCounter");
         }
-        return o.put("waiters", l.waiters());
+        o.put("waiters", l.waiters());
+        o.put("parked", l.parked());
+        if (l.oldestParkedAge().isPresent()) {
+            o.put("oldestParkedAgeMillis", l.oldestParkedAge().get().toMillis());
+        } else {
+            o.putNull("oldestParkedAgeMillis");
+        }
+        return o;
     }
 
     static ObjectNode action(String queue, String action, IdActionResult r) {

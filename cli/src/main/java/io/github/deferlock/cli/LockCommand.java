@@ -18,7 +18,7 @@ final class LockCommand {
             name = "show",
             mixinStandardHelpOptions = true,
             description =
-                    "Shows one lock by name: held or free, holder token, remaining lease, fencing counter, waiters.")
+                    "Shows one lock by name: held or free, holder token, remaining lease, fencing counter, waiters, and the work parked behind it (ordered DEFER): how many items, and the age of the oldest.")
     int show(
             @Parameters(paramLabel = "NAME", description = "the lock name, as given to RedisLocks.get") String name,
             @Option(
@@ -53,7 +53,9 @@ final class LockCommand {
                                     ? Long.toString(l.fencingCounter().getAsLong())
                                     : "-"
                         },
-                        new String[] {"waiters", l.waiters() ? "yes" : "no"})));
+                        new String[] {"waiters", l.waiters() ? "yes" : "no"},
+                        new String[] {"parked", Long.toString(l.parked())},
+                        new String[] {"oldest parked", Text.parkedAge(l)})));
         return ExitCode.OK;
     }
 }

@@ -19,7 +19,7 @@ final class LocksCommand {
             name = "list",
             mixinStandardHelpOptions = true,
             description =
-                    "Lists the held locks under a key prefix (found with SCAN, on every master of a cluster), sorted by name: holder token, remaining lease, fencing counter, and whether another process waits.")
+                    "Lists the held locks under a key prefix (found with SCAN, on every master of a cluster), sorted by name: holder token, remaining lease, fencing counter, whether another process waits, and the work parked behind the key (ordered DEFER): how many items, and the age of the oldest.")
     int list(
             @Parameters(paramLabel = "PREFIX", description = "the RedisLocks key prefix, e.g. lock:") String prefix,
             @picocli.CommandLine.Option(
@@ -43,7 +43,7 @@ final class LocksCommand {
             return ExitCode.OK;
         }
         List<List<String>> rows = new ArrayList<>();
-        rows.add(List.of("NAME", "HOLDER", "LEASE LEFT", "FENCING COUNTER", "WAITERS"));
+        rows.add(List.of("NAME", "HOLDER", "LEASE LEFT", "FENCING COUNTER", "WAITERS", "PARKED", "OLDEST PARKED"));
         for (LockView l : page.locks()) {
             rows.add(List.of(
                     Text.safe(l.name()),
@@ -52,7 +52,9 @@ final class LocksCommand {
                     l.fencingCounter().isPresent()
                             ? Long.toString(l.fencingCounter().getAsLong())
                             : "-",
-                    l.waiters() ? "yes" : "no"));
+                    l.waiters() ? "yes" : "no",
+                    Long.toString(l.parked()),
+                    Text.parkedAge(l)));
         }
         s.out().print(Text.table(rows));
         if (page.more()) {

@@ -26,6 +26,17 @@ final class Text {
     }
 
     /** A duration for people: {@code 850ms}, {@code 12.3s}, {@code 4m05s}, {@code 2h03m}, {@code 3d04h}. */
+    /**
+     * The age of the oldest parked item of a lock: a duration, {@code -} when nothing is parked, {@code unknown}
+     * when the head records no park time.
+     */
+    static String parkedAge(io.github.deferlock.inspect.LockView l) {
+        if (l.parked() == 0) {
+            return "-";
+        }
+        return l.oldestParkedAge().map(Text::duration).orElse("unknown");
+    }
+
     static String duration(Duration d) {
         long ms = d.toMillis();
         if (ms < 1000) {

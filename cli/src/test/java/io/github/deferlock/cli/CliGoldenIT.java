@@ -3,6 +3,10 @@ package io.github.deferlock.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.github.deferlock.conflict.ConflictAwareHandler;
+import io.github.deferlock.conflict.Deferrals;
+import io.github.deferlock.conflict.OnConflict;
+import io.github.deferlock.conflict.Outcome;
 import io.github.deferlock.delay.DelayQueue;
 import io.github.deferlock.delay.DelayQueueWorker;
 import io.github.deferlock.delay.Job;
@@ -114,7 +118,8 @@ final class CliGoldenIT {
         return s.replaceAll("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(\\.\\d+)?Z", "<time>")
                 .replaceAll("\\b[0-9a-f]{32}\\b", "<token>")
                 .replaceAll("\\b\\d{13,}\\b", "<fence>")
-                .replaceAll("\"(oldestDueAgeMillis|remainingLeaseMillis)\" : \\d+", "\"$1\" : <ms>")
+                .replaceAll(
+                        "\"(oldestDueAgeMillis|remainingLeaseMillis|oldestParkedAgeMillis)\" : \\d+", "\"$1\" : <ms>")
                 .replaceAll("\\b(\\d+(\\.\\d)?(ms|s)|\\d+m\\d\\ds|\\d+h\\d\\dm|\\d+d\\d\\dh)\\b", "<dur>")
                 .replaceAll("redis://127\\.0\\.0\\.1:\\d+", "redis://<host>")
                 .replaceAll("(?<=\\S) {2,}", "  "); // column widths follow the normalised values
@@ -218,6 +223,20 @@ final class CliGoldenIT {
                 CompletableFuture.supplyAsync(() -> rival.get("order:42").tryLock(Duration.ofSeconds(30)));
         await().atMost(Duration.ofSeconds(10))
                 .until(() -> redis.get("lock:{order:42}").endsWith("+"));
+        // two messages parked behind the held order:42 (ordered DEFER; no worker runs them)
+        RedisLocks parker = RedisLocks.builder(redis).build();
+        toClose.add(parker);
+        Deferrals deferrals = Deferrals.builder(redis, "orders").build();
+        toClose.add(0, deferrals);
+        ConflictAwareHandler<Msg> handler = ConflictAwareHandler.builder("orders", Msg.class, parker)
+                .key(m -> "order:42")
+                .messageId(Msg::text)
+                .handler(m -> {})
+                .onConflict(OnConflict.DEFER)
+                .deferrals(deferrals)
+                .build();
+        assertThat(handler.handle(new Msg("m1"))).isEqualTo(Outcome.DEFERRED);
+        assertThat(handler.handle(new Msg("m2"))).isEqualTo(Outcome.DEFERRED);
         run("locks", "list", "lock:");
         run("locks", "list", "lock:", "--json");
         run("locks", "list", "lock:", "--limit", "1");
