@@ -3,8 +3,13 @@ package io.github.deferlock.dashboard;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.github.deferlock.conflict.ConflictAwareHandler;
+import io.github.deferlock.conflict.Deferrals;
+import io.github.deferlock.conflict.OnConflict;
+import io.github.deferlock.conflict.Outcome;
 import io.github.deferlock.delay.DeadLetter;
 import io.github.deferlock.delay.JobState;
+import io.github.deferlock.lock.RedisLocks;
 import io.github.deferlock.testing.RedisExtension;
 import java.io.IOException;
 import java.time.Duration;
@@ -254,10 +259,22 @@ final class DashboardBrowserIT {
         }
     }
 
+    /** The holder, and (issue 27) two messages parked behind the held lock by an ordered DEFER. */
     @Test
-    void locks_showTheHolder(UnifiedJedis redis) {
+    void locks_showTheHolderAndTheParkedWork(UnifiedJedis redis) {
         try (Workload w = Workload.write(redis);
-                RunningDashboard d = new RunningDashboard(redis, b -> b)) {
+                RunningDashboard d = new RunningDashboard(redis, b -> b);
+                RedisLocks parker = RedisLocks.builder(redis).build();
+                Deferrals deferrals = Deferrals.builder(redis, "parked-panel").build()) {
+            ConflictAwareHandler<String> handler = ConflictAwareHandler.builder("panel", String.class, parker)
+                    .key(m -> Workload.LOCK)
+                    .messageId(m -> m)
+                    .handler(m -> {})
+                    .onConflict(OnConflict.DEFER)
+                    .deferrals(deferrals)
+                    .build();
+            assertThat(handler.handle("m1")).isEqualTo(Outcome.DEFERRED);
+            assertThat(handler.handle("m2")).isEqualTo(Outcome.DEFERRED);
             open(d);
             click("#locks-form button");
 
@@ -268,6 +285,8 @@ final class DashboardBrowserIT {
                 assertThat(stored).startsWith(text("#locks .lock-holder"));
                 assertThat(text("#locks .lock-waiting")).isEqualTo("no");
                 assertThat(Long.parseLong(text("#locks .lock-fencing"))).isGreaterThanOrEqualTo(w.lease.fencingToken());
+                assertThat(text("#locks .lock-parked")).isEqualTo("2");
+                assertThat(text("#locks .lock-parked-age")).matches("\\d+(\\.\\d)? (ms|s|min)");
             });
             browser.screenshot("locks");
         }

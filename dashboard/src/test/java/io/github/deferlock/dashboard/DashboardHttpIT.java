@@ -168,6 +168,8 @@ final class DashboardHttpIT {
             assertThat(lock.get("remainingLeaseMs").asLong()).isBetween(1L, 300_000L);
             assertThat(lock.get("fencingToken").asLong()).isGreaterThanOrEqualTo(w.lease.fencingToken());
             assertThat(lock.get("waiting").asBoolean()).isFalse();
+            assertThat(lock.get("parked").asLong()).isZero();
+            assertThat(lock.get("oldestParkedAgeMs").isNull()).isTrue();
         }
     }
 

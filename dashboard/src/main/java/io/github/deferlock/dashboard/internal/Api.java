@@ -295,6 +295,10 @@ public final class Api {
                     "fencingToken",
                     l.fencingCounter().isPresent() ? l.fencingCounter().getAsLong() : null);
             row.put("waiting", l.waiters());
+            row.put("parked", l.parked());
+            row.put(
+                    "oldestParkedAgeMs",
+                    l.oldestParkedAge().map(d -> d.toMillis()).orElse(null));
             locks.add(row);
         }
         Map<String, Object> out = new LinkedHashMap<>();

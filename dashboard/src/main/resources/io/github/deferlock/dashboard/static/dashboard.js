@@ -381,6 +381,10 @@
       row.appendChild(el('td', formatAge(l.remainingLeaseMs), 'num lock-lease'));
       row.appendChild(el('td', l.fencingToken, 'num lock-fencing'));
       row.appendChild(el('td', l.waiting ? 'yes' : 'no', 'lock-waiting'));
+      row.appendChild(el('td', String(l.parked), 'num lock-parked'));
+      // '' when nothing is parked; 'unknown' when the oldest item records no park time
+      const parkedAge = l.parked === 0 ? '' : (l.oldestParkedAgeMs === null ? 'unknown' : formatAge(l.oldestParkedAgeMs));
+      row.appendChild(el('td', parkedAge, 'num lock-parked-age'));
       body.appendChild(row);
     }
     $('locks').hidden = !data.complete;
