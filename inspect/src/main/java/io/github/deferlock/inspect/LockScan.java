@@ -92,7 +92,8 @@ public final class LockScan {
 
     /**
      * The held locks among the keys found so far, sorted by name, at most the limit: one read-only script call
-     * per key found ({@code lock_info.lua}). Keys that vanished since are left out. {@link LockPage#more()} is
+     * per key found ({@code lock_info.lua}, which also reads the work parked behind the key: its count and the
+     * park time of its head). Keys that vanished since are left out. {@link LockPage#more()} is
      * true when the walk met more lock keys than the limit.
      *
      * @throws InspectException when Redis fails
