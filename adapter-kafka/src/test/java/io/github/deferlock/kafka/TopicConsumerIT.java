@@ -8,6 +8,7 @@ import io.github.deferlock.conflict.OnConflict;
 import io.github.deferlock.conflict.Outcome;
 import io.github.deferlock.lock.DistributedLock;
 import io.github.deferlock.lock.RedisLocks;
+import io.github.deferlock.testing.FaultProxy;
 import io.github.deferlock.testing.JvmProcess;
 import io.github.deferlock.testing.KafkaBroker;
 import io.github.deferlock.testing.RedisExtension;
@@ -430,6 +431,40 @@ final class TopicConsumerIT {
                                 && broker.committed(t, t) == 1);
             }
             assertThat(f.redis.hget(Fixture.HANDLED, "m-1")).isEqualTo("1");
+        }
+    }
+
+    // ---- issue 26: a Redis outage never dead-letters ----
+
+    @Test
+    void redisUnreachableFor5s_recordsWait_andNoneIsDeadLettered(RedisServer server) throws Exception {
+        String t = "t-" + UUID.randomUUID();
+        broker.createTopic(t, 2);
+        try (FaultProxy proxy = FaultProxy.to(server);
+                Fixture f = new Fixture(proxy.hostAndPort(), Duration.ZERO).withDeferralWorker();
+                KafkaProducer<byte[], byte[]> kp = Fixture.producer(broker.bootstrap());
+                TopicConsumer<Order> c = TopicConsumer.builder(broker.consumerConfig(t), t, Order.class, f.handler)
+                        .concurrency(4)
+                        .listener(f.recorder)
+                        .build()
+                        .start()) {
+            kp.send(new ProducerRecord<>(t, "warm".getBytes(StandardCharsets.UTF_8), Fixture.json("warm", "warm")));
+            kp.flush();
+            await().atMost(Duration.ofSeconds(120))
+                    .until(() -> c.isRunning() && f.handledIds() == 1); // assigned and running
+            proxy.refuse();
+            for (int i = 0; i < 20; i++) {
+                String key = "k" + i;
+                kp.send(new ProducerRecord<>(t, key.getBytes(StandardCharsets.UTF_8), Fixture.json("m" + i, key)));
+            }
+            kp.flush();
+            await().atMost(Duration.ofSeconds(30)).until(() -> f.recorder.redisWaits.get() >= 4);
+            Thread.sleep(5_000); // the outage lasts 5 s while the records arrive
+            proxy.heal();
+            await().atMost(Duration.ofSeconds(120)).until(() -> f.handledIds() == 21);
+            await().atMost(Duration.ofSeconds(20)).until(() -> broker.committed(t, t) == 21);
+            assertThat(f.recorder.deadLettered).hasValue(0);
+            assertThat(f.duplicates()).isEmpty();
         }
     }
 }
