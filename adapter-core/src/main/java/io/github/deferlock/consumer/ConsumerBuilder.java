@@ -15,8 +15,10 @@ import java.time.Duration;
  * <p><b>Failures.</b> A message whose lock or deferral call cannot reach Redis (unreachable, {@code LOADING}, a
  * failover) is tried again after a pause that grows up to 5 s while Redis stays away; consumption pauses
  * meanwhile, and such a failure never costs an attempt nor dead-letters the message. A message whose handler
- * throws uses one of its {@link #maxAttempts(int) attempts}: it is tried again after {@link #retryBackoff(Backoff)}
- * and, after the last one, goes to the adapter's dead letters.
+ * throws (anything, its own Redis errors and {@link Error}s included) uses one of its {@link #maxAttempts(int)
+ * attempts}: it is tried again after {@link #retryBackoff(Backoff)} and, after the last one, goes to the adapter's
+ * dead letters. A broker's delivery count never dead-letters a message by itself: a message redelivered more often
+ * than {@code maxAttempts} still runs once more.
  *
  * @param <M> the message type
  * @param <L> the adapter's listener type
@@ -86,7 +88,7 @@ public abstract class ConsumerBuilder<M, L extends ConsumerListener, B extends C
 
     /**
      * On which failed attempt a message goes to the dead letters (default 5; 1 means no retry). Only handler
-     * failures count; a Redis outage never uses an attempt.
+     * failures count; a Redis outage never uses an attempt, and a redelivery past the limit runs once more.
      */
     public B maxAttempts(int n) {
         Require.within("maxAttempts", n, 1, 1_000_000);

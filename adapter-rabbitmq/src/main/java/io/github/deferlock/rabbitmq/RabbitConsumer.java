@@ -60,7 +60,8 @@ import org.slf4j.LoggerFactory;
  * failure on attempt {@code maxAttempts} (default 5) publishes it to the dead-letter queue (default {@code
  * <queue>.dead}, headers {@value #REASON_HEADER} and {@value #ATTEMPT_HEADER}, confirmed by the broker) and
  * acknowledges it. A redelivered message starts at the attempt its header {@value #ATTEMPT_HEADER} or a quorum
- * queue's {@code x-delivery-count} says. A crash between the confirmed copy and the ack leaves two copies; the
+ * queue's {@code x-delivery-count} says, at most the last one: it always runs once more (those counts also grow
+ * with redeliveries that a Redis outage caused), so only a handler failure dead-letters it. A crash between the confirmed copy and the ack leaves two copies; the
  * message id dedups them.
  *
  * <p><b>Broker restarts.</b> The connection uses the client's automatic recovery (the factory's setting must be

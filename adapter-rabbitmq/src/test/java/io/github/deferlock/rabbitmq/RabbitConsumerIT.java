@@ -110,6 +110,7 @@ final class RabbitConsumerIT {
                 Channel ch = conn.createChannel()) {
             AtomicInteger badRuns = new AtomicInteger();
             AtomicInteger flakyRuns = new AtomicInteger();
+            AtomicInteger assertRuns = new AtomicInteger();
             ConflictAwareHandler<Order> failing = ConflictAwareHandler.builder("failing", Order.class, f.locks)
                     .key(o -> "order:" + o.key())
                     .messageId(Order::id)
@@ -117,6 +118,10 @@ final class RabbitConsumerIT {
                         if (o.id().equals("bad")) {
                             badRuns.incrementAndGet();
                             throw new IllegalStateException("boom");
+                        }
+                        if (o.id().equals("asserts")) { // an Error is a handler failure too (issue 26 review)
+                            assertRuns.incrementAndGet();
+                            throw new AssertionError("invariant broken");
                         }
                         if (o.id().equals("flaky") && flakyRuns.incrementAndGet() == 1) {
                             throw new IllegalStateException("once");
@@ -135,16 +140,18 @@ final class RabbitConsumerIT {
                 RabbitProducer producer = new RabbitProducer(ch, q);
                 producer.publish(new Order("bad", "k1"));
                 producer.publish(new Order("flaky", "k2"));
+                producer.publish(new Order("asserts", "k3"));
                 await().atMost(Duration.ofSeconds(30))
-                        .until(() -> c.isRunning() && depth(ch, c.deadLetterQueue()) == 2 && f.handledIds() == 1);
+                        .until(() -> c.isRunning() && depth(ch, c.deadLetterQueue()) == 3 && f.handledIds() == 1);
                 assertThat(badRuns.get()).isEqualTo(3);
                 assertThat(flakyRuns.get()).isEqualTo(2);
+                assertThat(assertRuns.get()).isEqualTo(3);
                 String reasons = "";
-                for (int i = 0; i < 2; i++) {
+                for (int i = 0; i < 3; i++) {
                     GetResponse r = ch.basicGet(c.deadLetterQueue(), true);
                     reasons += r.getProps().getHeaders().get(RabbitConsumer.REASON_HEADER) + "\n";
                 }
-                assertThat(reasons).contains("cannot decode", "failed on attempt 3 of 3", "boom");
+                assertThat(reasons).contains("cannot decode", "failed on attempt 3 of 3", "boom", "invariant broken");
             }
         }
     }

@@ -63,8 +63,9 @@ import redis.clients.jedis.resps.StreamEntry;
  * the entry stays pending on its handler thread and is tried again once Redis answers; the other handler threads
  * pause meanwhile. That never costs an attempt and never dead-letters it. When the handler itself throws (or the
  * lock was lost, or a THROW/SLEEP_RETRY conflict) the entry uses an attempt and runs again on its thread after
- * {@code retryBackoff}, still pending. A failure on attempt {@code maxAttempts}, or a delivery beyond it (its
- * delivery count from {@code XPENDING}: consumers died while holding it), moves it to the dead-letter stream
+ * {@code retryBackoff}, still pending. An entry delivered more often ({@code XPENDING}'s count, which crash loops
+ * and claims during a Redis outage raise too) runs as its last attempt: only a handler failure dead-letters it. A
+ * failure on attempt {@code maxAttempts} moves it to the dead-letter stream
  * (default {@code <stream>:dead}; fields {@value #PAYLOAD_FIELD}, {@value #ENTRY_FIELD}, {@value #REASON_FIELD},
  * {@value #DELIVERIES_FIELD}) and acknowledges it. The copy to the dead-letter stream and the ack are two
  * commands: a crash between them can dead-letter an entry twice, never lose it.

@@ -20,8 +20,15 @@ import org.slf4j.LoggerFactory;
  *       OutageGate}, waits it out and tries the same attempt again: it never costs an attempt and never
  *       dead-letters.
  *   <li>A <em>handler</em> failure uses an attempt: after {@code maxAttempts} the result says to dead-letter,
- *       else the message waits {@code retryBackoff.delay(attempt)} on this thread and runs again.
+ *       else the message waits {@code retryBackoff.delay(attempt)} on this thread and runs again. Whatever the
+ *       user's handler throws is a handler failure, its own Redis errors and {@link Error}s included; a {@link
+ *       VirtualMachineError} passes to the caller.
+ *   <li><em>Backpressure</em> (an ordered DEFER whose key has its parked FIFO full) is retried in place after
+ *       {@code retryBackoff.delay(n)} (n counting those waits): it costs no attempt and never dead-letters.
  * </ul>
+ *
+ * A broker's delivery count only ever raises the first attempt up to the last one: a message is never
+ * dead-lettered without its handler having failed on it.
  *
  * The message stays unacknowledged (uncommitted, pending) all along, so a process that dies meanwhile gets it
  * redelivered. Threadsafe; one instance serves all the handler threads of a consumer.
@@ -97,16 +104,17 @@ public final class DeliveryRunner<M> {
 
     /**
      * Runs {@code message} starting at attempt {@code firstAttempt} (more than 1 when the broker says it was
-     * delivered before), while {@code keepGoing} holds.
+     * delivered before), while {@code keepGoing} holds. A {@code firstAttempt} past {@code maxAttempts} runs as
+     * the last attempt: broker counts include redeliveries caused by Redis outages, so only a handler failure
+     * ever dead-letters a message.
      *
      * @param id the message id for the listener and logs
      */
     public Result run(M message, String id, int firstAttempt, BooleanSupplier keepGoing) {
-        int attempt = Math.max(1, firstAttempt);
-        if (attempt > maxAttempts) {
-            return new Result.DeadLetter("delivered " + attempt + " times (maxAttempts " + maxAttempts
-                    + ") without being acknowledged: its consumers failed or died");
-        }
+        // a broker's count also counts redeliveries that Redis outages caused (crash loops, requeues, claims):
+        // a message is never dead-lettered before its handler failed on it, so it always runs once more
+        int attempt = Math.min(Math.max(1, firstAttempt), maxAttempts);
+        int pressed = 0;
         while (true) {
             if (!gate.awaitOpen(keepGoing)) {
                 return new Result.Abandoned();
@@ -115,14 +123,26 @@ public final class DeliveryRunner<M> {
             Outcome outcome;
             try {
                 outcome = handler.apply(message);
-            } catch (RuntimeException e) {
-                if (Failures.isInfrastructure(e)) {
+            } catch (VirtualMachineError e) {
+                throw e;
+            } catch (Throwable e) {
+                Failures.Kind kind = Failures.classify(e);
+                if (kind == Failures.Kind.INFRASTRUCTURE) {
                     Duration pause = gate.failed();
                     LOG.debug("{}: message {} waits {} for Redis: {}", source, id, pause, e.toString());
                     listener.redisUnavailable(id, e);
                     continue;
                 }
                 gate.succeeded();
+                if (kind == Failures.Kind.BACKPRESSURE) {
+                    pressed = Math.min(pressed + 1, 64);
+                    LOG.debug("{}: message {} waits for room among its key's parked messages: {}", source, id, e);
+                    if (!sleeper.sleepUntil(
+                            nanoTime.getAsLong() + retryBackoff.delay(pressed).toNanos(), nanoTime, keepGoing)) {
+                        return new Result.Abandoned();
+                    }
+                    continue;
+                }
                 listener.failed(id, attempt, e);
                 if (attempt >= maxAttempts) {
                     return new Result.DeadLetter("failed on attempt " + attempt + " of " + maxAttempts + ": " + e);

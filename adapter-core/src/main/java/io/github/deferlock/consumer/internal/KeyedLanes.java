@@ -11,8 +11,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Per-key lanes: {@code n} queues, each drained in order by one task on the handler threads, so work of one key
- * (same hash) runs one at a time, in the order it was submitted. A task ends when its thread is interrupted (the
- * executor shut down). Threadsafe.
+ * (same hash) runs one at a time, in the order it was submitted. A task ends only when its thread is interrupted
+ * (the executor shut down): whatever {@code work} throws, even an {@link Error}, is logged and the lane goes on.
+ * Threadsafe.
  *
  * @param <W> the work item
  */
@@ -45,8 +46,8 @@ public final class KeyedLanes<W> {
             }
             try {
                 work.accept(w);
-            } catch (RuntimeException e) {
-                LOG.error("unexpected failure on a handler thread", e);
+            } catch (Throwable e) { // an Error too: a lane that ended would stall its keys for good
+                LOG.error("unexpected failure on a handler thread; its lane goes on", e);
             }
         }
     }

@@ -1,7 +1,10 @@
 package io.github.deferlock.consumer.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.deferlock.conflict.ConflictHandlingException;
+import io.github.deferlock.conflict.HandlerFailedException;
 import io.github.deferlock.conflict.Outcome;
 import io.github.deferlock.consumer.ConsumerListener;
 import io.github.deferlock.delay.Backoff;
@@ -12,11 +15,14 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.NoSuchElementException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
+import redis.clients.jedis.exceptions.JedisBusyException;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * The failure policy on a fake clock and a fake binding: the handle function plays a script of outcomes and
@@ -109,16 +115,72 @@ final class DeliveryRunnerTest {
     }
 
     @Test
-    void aRedeliveredMessage_startsAtItsAttempt_andOnePastTheLimitIsDeadLetteredWithoutRunning() {
+    void aRedeliveredMessage_startsAtItsAttempt_butAlwaysRunsOnceMore_andOnlyAHandlerFailureDeadLetters() {
         Deque<Supplier<Outcome>> script = new ArrayDeque<>();
         script.add(fails(new IllegalStateException("boom")));
         assertThat(runner(3, script).run("m", "id", 3, () -> true))
                 .isInstanceOf(DeliveryRunner.Result.DeadLetter.class);
         assertThat(events).containsExactly("failed 3");
         events.clear();
-        DeliveryRunner.Result r = runner(3, new ArrayDeque<>()).run("m", "id", 4, () -> true);
-        assertThat(((DeliveryRunner.Result.DeadLetter) r).reason()).contains("delivered 4 times");
-        assertThat(events).isEmpty();
+        // redelivered 10 times by crash loops or requeues during a Redis outage: the broker's count is no
+        // handler failure, so it runs (and is handled) instead of dead-lettering unseen
+        script.add(returns(Outcome.PROCESSED));
+        assertThat(runner(3, script).run("m", "id", 10, () -> true))
+                .isEqualTo(new DeliveryRunner.Result.Handled(Outcome.PROCESSED));
+        events.clear();
+        script.add(fails(new IllegalStateException("boom")));
+        DeliveryRunner.Result r = runner(3, script).run("m", "id", 10, () -> true);
+        assertThat(((DeliveryRunner.Result.DeadLetter) r).reason()).contains("failed on attempt 3 of 3", "boom");
+        assertThat(events).containsExactly("failed 3");
+    }
+
+    @Test
+    void anErrorFromTheHandler_isAHandlerFailure_butAVirtualMachineErrorPasses() {
+        Deque<Supplier<Outcome>> script = new ArrayDeque<>();
+        script.add(() -> {
+            throw new AssertionError("invariant broken");
+        });
+        script.add(() -> {
+            throw new NoClassDefFoundError("com/example/Gone");
+        });
+        DeliveryRunner.Result r = runner(2, script).run("m", "id", 1, () -> true);
+        assertThat(((DeliveryRunner.Result.DeadLetter) r).reason()).contains("failed on attempt 2 of 2", "Gone");
+        assertThat(events).containsExactly("failed 1", "failed 2");
+
+        script.add(() -> {
+            throw new OutOfMemoryError("heap");
+        });
+        assertThatThrownBy(() -> runner(2, script).run("m", "id", 1, () -> true))
+                .isInstanceOf(OutOfMemoryError.class);
+    }
+
+    @Test
+    void aFullParkedQueue_isBackpressure_retriedInPlace_withoutAnAttempt_orTheOutageGate() {
+        Deque<Supplier<Outcome>> script = new ArrayDeque<>();
+        for (int i = 0; i < 20; i++) {
+            script.add(fails(new ParkedLimitException("order:1")));
+        }
+        script.add(returns(Outcome.DEFERRED));
+        DeliveryRunner<String> runner = runner(1, script);
+        DeliveryRunner.Result r = runner.run("m", "id", 1, () -> true);
+
+        assertThat(r).isEqualTo(new DeliveryRunner.Result.Handled(Outcome.DEFERRED));
+        assertThat(events).containsExactly("handled DEFERRED");
+        assertThat(runner.gate().isClosed()).isFalse();
+        // waited with the retry backoff (100 ms doubling to its 1 s cap) between the tries: no spin
+        assertThat(total(sleeps)).isEqualTo(100 + 200 + 400 + 800 + 16 * 1_000L);
+    }
+
+    /**
+     * Stands for lock-retry-integration's {@code ParkedLimitException} (ordered DEFER, issue 27), which this branch
+     * does not have yet: {@link Failures} recognises it by its simple name.
+     */
+    private static final class ParkedLimitException extends ConflictHandlingException {
+        private static final long serialVersionUID = 1L;
+
+        ParkedLimitException(String key) {
+            super("lock '" + key + "' already has 2 messages parked", null);
+        }
     }
 
     @Test
@@ -152,5 +214,62 @@ final class DeliveryRunnerTest {
         assertThat(Failures.isInfrastructure(new LockException("cannot acquire lock")))
                 .isFalse();
         assertThat(Failures.isInfrastructure(new IllegalStateException("boom"))).isFalse();
+    }
+
+    @Test
+    void moreInfrastructureKinds_busyMisconfNoReplicas_aShortWait_andAnExhaustedPool() {
+        assertThat(Failures.isInfrastructure(new JedisBusyException("BUSY Redis is busy running a script.")))
+                .isTrue();
+        assertThat(Failures.isInfrastructure(new JedisDataException("BUSY Redis is busy running a script.")))
+                .isTrue();
+        assertThat(Failures.isInfrastructure(new JedisDataException(
+                        "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist")))
+                .isTrue();
+        assertThat(Failures.isInfrastructure(new LockException(
+                        "cannot acquire lock 'k': NOREPLICAS Not enough good" + " replicas to write.",
+                        new JedisDataException("NOREPLICAS Not enough good replicas to write."))))
+                .isTrue();
+        assertThat(Failures.isInfrastructure(new LockException(
+                        "lock 'order:1' reached 0 of 1 replicas within PT0.1S; it was released again")))
+                .isTrue();
+        assertThat(Failures.isInfrastructure(new JedisException(
+                        "Could not get a resource from the pool",
+                        new NoSuchElementException("Timeout waiting for idle object"))))
+                .isTrue();
+        assertThat(Failures.isInfrastructure(new JedisException("Could not get a resource from the pool")))
+                .isTrue();
+        assertThat(Failures.isInfrastructure(new JedisDataException("ERR unknown command")))
+                .isFalse();
+        assertThat(Failures.isInfrastructure(new LockException("lock 'k' holds a value that is not a lock")))
+                .isFalse();
+    }
+
+    @Test
+    void whatTheUsersHandlerThrows_isAHandlerFailure_evenARedisError() {
+        JedisConnectionException own = thrownBy(() -> UsersHandler.handle("m"));
+        assertThat(Failures.isInfrastructure(own)).isTrue();
+        assertThat(Failures.thrownByHandler(own)).isFalse(); // no ConflictAwareHandler on its stack
+
+        assertThat(Failures.thrownByHandler(new HandlerFailedException("k", new java.io.IOException("disk"))))
+                .isTrue();
+        assertThat(Failures.thrownByHandler(new AssertionError("x"))).isTrue();
+        assertThat(Failures.thrownByHandler(new LockException("y", new JedisConnectionException("x"))))
+                .isFalse();
+    }
+
+    private static JedisConnectionException thrownBy(Runnable r) {
+        try {
+            r.run();
+        } catch (JedisConnectionException e) {
+            return e;
+        }
+        throw new AssertionError("did not throw");
+    }
+
+    /** A user's handler whose own Redis is down. */
+    private static final class UsersHandler {
+        static void handle(String m) {
+            throw new JedisConnectionException("Failed to connect to the user's own Redis");
+        }
     }
 }
