@@ -23,6 +23,7 @@ import io.github.deferlock.redis.internal.Require;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -151,10 +152,14 @@ public final class ConflictAwareHandler<M> {
     public Outcome handle(M message) {
         Require.notNull("message", message);
         String id = idFn == null ? null : idFn.apply(message);
-        return handle(message, id);
+        return handle(message, id, null);
     }
 
-    private Outcome handle(M message, String id) {
+    /**
+     * {@link #handle(Object)} with the message id; {@code carrierId}, when not null, is the id of the dead-letter
+     * carrier job running now whose message this is (requeued from the dead letters).
+     */
+    private Outcome handle(M message, String id, String carrierId) {
         if (id != null) {
             Names.requireValid(Names.Kind.MESSAGE_ID, id);
         }
@@ -165,7 +170,7 @@ public final class ConflictAwareHandler<M> {
             return runLocked(lock, key, message, onConflict == OnConflict.DEFER ? id : null);
         }
         if (ordered) {
-            return park(lock, message, key, id); // the lock is taken, or work is parked behind it
+            return park(lock, message, key, id, carrierId); // the lock is taken, or work is parked behind it
         }
         defer(message, key, id); // timed DEFER, and the lock is taken
         return Outcome.DEFERRED;
@@ -182,7 +187,7 @@ public final class ConflictAwareHandler<M> {
         return job -> {
             M m = job.payload();
             String id = idFn != null ? idFn.apply(m) : job.id();
-            handle(m, id);
+            handle(m, id, null);
         };
     }
 
@@ -260,6 +265,14 @@ public final class ConflictAwareHandler<M> {
         throw new IllegalStateException("ordered DEFER needs the locks of a RedisLocks, not " + lock.getClass());
     }
 
+    /** The longest failure text a dead letter's reason quotes: a reason must fit the queue's payload limit. */
+    static final int MAX_QUOTED_CHARS = 1_000;
+
+    /** {@code text}, cut to {@link #MAX_QUOTED_CHARS} with an ellipsis. */
+    static String capped(String text) {
+        return text.length() <= MAX_QUOTED_CHARS ? text : text.substring(0, MAX_QUOTED_CHARS - 1) + "…";
+    }
+
     private static String drainJobId(String token) {
         return "drain:" + token;
     }
@@ -270,7 +283,7 @@ public final class ConflictAwareHandler<M> {
      * key's drainer when it has none; (3) when another token drains the key, this one is cancelled. A crash after
      * (1) leaves a token that finds nothing parked and ends after a drainer lease; after (2) the token drains.
      */
-    private Outcome park(DistributedLock lock, M message, String key, String id) {
+    private Outcome park(DistributedLock lock, M message, String key, String id, String carrierId) {
         Instant now = Instant.now();
         DeferredMessage dm =
                 DeferredMessage.first(name, key, id, deferrals.mapper().valueToTree(message), now);
@@ -297,7 +310,7 @@ public final class ConflictAwareHandler<M> {
             cancelQuietly(drainJobId(token));
         }
         if (r.parked() == Parking.Parked.FULL) {
-            return overflow(dm, itemId, key);
+            return overflow(dm, itemId, key, carrierId);
         }
         if (r.parked() == Parking.Parked.ALREADY) {
             log.debug("message {} of handler '{}' was already parked behind lock '{}'", id, name, key);
@@ -306,14 +319,27 @@ public final class ConflictAwareHandler<M> {
         return Outcome.DEFERRED;
     }
 
-    private Outcome overflow(DeferredMessage dm, String itemId, String key) {
+    /**
+     * A message over {@link Deferrals#maxParked()}: thrown, or stored as a dead-letter carrier. When the carrier's
+     * id is that of the carrier running now ({@code carrierId}: a dead letter requeued while its key is still
+     * full), the enqueue writes nothing, so this throws instead and the running carrier is nacked and stays.
+     */
+    private Outcome overflow(DeferredMessage dm, String itemId, String key, String carrierId) {
         if (deferrals.parkedOverflow() == ParkedOverflow.THROW) {
             throw new ParkedLimitException(key, deferrals.maxParked(), deferrals.name());
         }
         String reason = DeadLetterReason.PARKED_LIMIT.describe(": lock '" + key + "' already had "
                 + deferrals.maxParked() + " messages parked (maxParked " + deferrals.maxParked() + ")");
-        deferrals.queue().enqueue("dead:" + itemId, dm.dead(reason), Duration.ZERO);
+        String deadId = deadJobId(itemId);
+        EnqueueResult r = deferrals.queue().enqueue(deadId, dm.dead(reason), Duration.ZERO);
+        if (r.duplicate() && deadId.equals(carrierId)) {
+            throw new ParkedLimitException(key, deferrals.maxParked(), deferrals.name());
+        }
         return Outcome.DEFERRED;
+    }
+
+    private static String deadJobId(String itemId) {
+        return "dead:" + itemId;
     }
 
     private void cancelQuietly(String jobId) {
@@ -407,7 +433,8 @@ public final class ConflictAwareHandler<M> {
             dm = deferrals.mapper().readValue(head.payload(), DeferredMessage.class);
         } catch (JsonProcessingException | IllegalArgumentException e) {
             lock.unlock();
-            String reason = DeadLetterReason.UNDECODABLE.describe(" as a parked message: " + e.getMessage());
+            String reason = DeadLetterReason.UNDECODABLE.describe(
+                    " as a parked message: " + capped(String.valueOf(e.getMessage())));
             DeferredMessage raw = DeferredMessage.first(
                             name, key, null, TextNode.valueOf(head.payload()), Instant.now())
                     .dead(reason);
@@ -440,7 +467,7 @@ public final class ConflictAwareHandler<M> {
         } catch (JsonProcessingException | IllegalArgumentException e) {
             lock.unlock();
             String reason = DeadLetterReason.UNDECODABLE.describe(
-                    " for handler '" + name + "' as " + type + ": " + e.getMessage());
+                    " for handler '" + name + "' as " + type + ": " + capped(String.valueOf(e.getMessage())));
             DeferredMessage raw = DeferredMessage.first(
                             name, key, null, TextNode.valueOf(head.payload()), Instant.now())
                     .dead(reason);
@@ -481,7 +508,7 @@ public final class ConflictAwareHandler<M> {
             long failed = parking.failed(head.id());
             if (failed >= deferrals.queue().maxAttempts()) {
                 String reason = DeadLetterReason.HANDLER_FAILED.describe(": failed on attempt " + failed + " of "
-                        + deferrals.queue().maxAttempts() + " under lock '" + key + "': " + e);
+                        + deferrals.queue().maxAttempts() + " under lock '" + key + "': " + capped(e.toString()));
                 deadLetterParked(parking, head.id(), dm.dead(reason), key);
                 return true;
             }
@@ -499,20 +526,21 @@ public final class ConflictAwareHandler<M> {
      * item leaves the key's FIFO; a crash between the two runs this again for the same head.
      */
     private void deadLetterParked(Parking parking, String itemId, DeferredMessage carrier, String key) {
-        deferrals.queue().enqueue("dead:" + itemId, carrier, Duration.ZERO);
+        deferrals.queue().enqueue(deadJobId(itemId), carrier, Duration.ZERO);
         parking.pop(itemId);
         log.debug("parked message {} of lock '{}' goes to the dead letters: {}", itemId, key, carrier.reason());
     }
 
     /**
      * Runs a dead-letter carrier: moves it to the dead letters with its reason. A carrier requeued from the dead
-     * letters (it has a last error) is handled as a new message of its key instead: it runs, or parks behind the
-     * key's parked work.
+     * letters (its last error is its own reason, stored when it moved there) is handled as a new message of its
+     * key instead: it runs, or parks behind the key's parked work. A carrier whose earlier delivery failed (its
+     * last error is that failure) is still a carrier.
      */
     void runDeadCarrier(Job<DeferredMessage> job) throws Exception {
         DeferredMessage dm = job.payload();
         DelayQueue<DeferredMessage> queue = deferrals.queue();
-        if (job.lastError().isEmpty()) {
+        if (!job.lastError().equals(Optional.ofNullable(dm.reason()))) {
             if (queue.deadLetter(job, dm.reason())) {
                 LockRunner.safe(() -> listener.onDeadLettered(dm.key(), dm.reason()));
             }
@@ -528,7 +556,7 @@ public final class ConflictAwareHandler<M> {
             LockRunner.safe(() -> listener.onDeadLettered(dm.key(), reason));
             return;
         }
-        handle(message, dm.messageId().orElse(null));
+        handle(message, dm.messageId().orElse(null), job.id());
     }
 
     /** Runs a due deferred message: under its lock, or deferred again, or dead-lettered past the limit. */

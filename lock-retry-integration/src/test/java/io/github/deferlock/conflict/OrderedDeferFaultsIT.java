@@ -3,6 +3,9 @@ package io.github.deferlock.conflict;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.github.deferlock.delay.DeadLetter;
+import io.github.deferlock.delay.DeadLetterCause;
+import io.github.deferlock.delay.Job;
 import io.github.deferlock.delay.JobState;
 import io.github.deferlock.lock.LockLease;
 import io.github.deferlock.lock.RedisLocks;
@@ -113,6 +116,75 @@ final class OrderedDeferFaultsIT {
                     .until(() ->
                             workers.queue().size(JobState.DUE) + workers.queue().size(JobState.IN_FLIGHT) == 0);
             assertThat(redis.llen("o:{k:1}:parked")).isZero();
+        }
+    }
+
+    /**
+     * A dead letter of the overflow requeued while its key is still full parks as a new message, overflows again
+     * and its carrier id is the job running now: it must stay (nacked), not be acknowledged and lost.
+     */
+    @Test
+    void overflowDeadLetter_requeuedWhileStillFull_staysInTheQueue(RedisClient redis) {
+        try (Deferrals deferrals = Deferrals.builder(redis, "requeue-full")
+                .maxParked(1)
+                .maxAttempts(1)
+                .onParkedOverflow(ParkedOverflow.DEAD_LETTER)
+                .drainWait(Duration.ofMillis(200))
+                .build()) {
+            List<String> ran = new CopyOnWriteArrayList<>();
+            ConflictAwareHandler<Msg> handler = seq(locks, deferrals, m -> ran.add(m.id()));
+            LockLease hold = holder.get("k:2").acquire(Duration.ZERO, LONG);
+            assertThat(handler.handle(new Msg("a", "2"))).isEqualTo(Outcome.DEFERRED);
+            assertThat(handler.handle(new Msg("b", "2"))).isEqualTo(Outcome.DEFERRED);
+            deferrals.startWorker(1);
+            await().atMost(LONG).until(() -> deferrals.queue().size(JobState.DEAD) == 1);
+            String id = deferrals.queue().deadLetters().list(10).get(0).id();
+            assertThat(deferrals.queue().deadLetters().requeue(id)).isTrue();
+            await().atMost(LONG).until(() -> deferrals.queue().deadLetters().list(10).stream()
+                    .anyMatch(d -> d.id().equals(id) && d.cause() == DeadLetterCause.ATTEMPTS_EXHAUSTED));
+            assertThat(deferrals.queue().deadLetters().list(10).get(0).reason()).contains("maxParked 1");
+            hold.close();
+            await().atMost(LONG).until(() -> ran.contains("a"));
+            assertThat(ran).containsExactly("a");
+        }
+    }
+
+    /**
+     * A carrier whose first delivery failed comes back with a last error; it is still a carrier to move to the
+     * dead letters, not a requeued message to run.
+     */
+    @Test
+    void carrierWhoseFirstDeliveryFailed_stillGoesToTheDeadLetters_andDoesNotRun(RedisClient redis) {
+        try (Deferrals deferrals = Deferrals.builder(redis, "carrier-retry")
+                .maxParked(1)
+                .maxAttempts(3)
+                .onParkedOverflow(ParkedOverflow.DEAD_LETTER)
+                .drainWait(Duration.ofMillis(200))
+                .build()) {
+            List<String> ran = new CopyOnWriteArrayList<>();
+            ConflictAwareHandler<Msg> handler = seq(locks, deferrals, m -> ran.add(m.id()));
+            LockLease hold = holder.get("k:3").acquire(Duration.ZERO, LONG);
+            assertThat(handler.handle(new Msg("a", "3"))).isEqualTo(Outcome.DEFERRED);
+            assertThat(handler.handle(new Msg("b", "3"))).isEqualTo(Outcome.DEFERRED);
+            // the carrier's first delivery fails (here: claimed and nacked by hand); the drain token goes back
+            for (Job<DeferredMessage> job : deferrals.queue().claim(10)) {
+                if (job.id().startsWith("dead:")) {
+                    deferrals.queue().nack(job, "java.lang.RuntimeException: first delivery failed", Duration.ZERO);
+                } else {
+                    deferrals.queue().reschedule(job, Duration.ZERO, null);
+                }
+            }
+            deferrals.startWorker(1);
+            await().atMost(LONG).until(() -> deferrals.queue().size(JobState.DEAD) == 1);
+            DeadLetter dead = deferrals.queue().deadLetters().list(10).get(0);
+            assertThat(DeadLetterReason.of(dead.reason())).contains(DeadLetterReason.PARKED_LIMIT);
+            hold.close();
+            await().atMost(LONG).until(() -> ran.contains("a"));
+            await().atMost(LONG)
+                    .until(() -> deferrals.queue().size(JobState.DUE)
+                                    + deferrals.queue().size(JobState.IN_FLIGHT)
+                            == 0);
+            assertThat(ran).as("b is a dead letter, not run").containsExactly("a");
         }
     }
 }
