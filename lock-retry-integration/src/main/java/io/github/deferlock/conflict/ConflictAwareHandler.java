@@ -444,9 +444,13 @@ public final class ConflictAwareHandler<M> {
         // a key's parked messages may belong to several handlers: each runs with its own
         ConflictAwareHandler<?> owner = dm.handler().equals(name) ? this : deferrals.handler(dm.handler());
         if (owner == null) {
+            // a failed run of the head, not of the token: counted, and dead-lettered after maxAttempts, so the
+            // key's later messages go on (a token that failed instead would be dead-lettered and jam the key)
             lock.unlock();
-            throw new IllegalStateException("no handler named '" + dm.handler() + "' is registered in this process "
-                    + "for deferral queue '" + deferrals.name() + "'; the drain of lock '" + key + "' is retried");
+            String failure = "no handler named '" + dm.handler() + "' is registered in this process for deferral"
+                    + " queue '" + deferrals.name() + "'";
+            log.warn("parked message {} of lock '{}': {}", head.id(), key, failure);
+            return headFailed(parking, head, dm, key, job, token, failure, null);
         }
         return owner.runParkedAsOwner(lock, key, parking, head, dm, job, token);
     }
@@ -505,20 +509,36 @@ public final class ConflictAwareHandler<M> {
             if (!handlerFailed[0]) {
                 throw e; // Redis failed, not the handler: no attempt spent; the worker retries the token
             }
-            long failed = parking.failed(head.id());
-            if (failed >= deferrals.queue().maxAttempts()) {
-                String reason = DeadLetterReason.HANDLER_FAILED.describe(": failed on attempt " + failed + " of "
-                        + deferrals.queue().maxAttempts() + " under lock '" + key + "': " + capped(e.toString()));
-                deadLetterParked(parking, head.id(), dm.dead(reason), key);
-                return true;
-            }
-            Duration delay = deferrals.backoff().delay((int) failed);
-            parking.drainStep(
-                    token, deferrals.drainerLeaseMillis() + delay.toMillis()); // keep the key through the wait
-            deferrals.queue().reschedule(job, delay, null);
-            log.debug("parked message of lock '{}' failed attempt {}; next in {}", key, failed, delay, e);
-            return false;
+            return headFailed(parking, head, dm, key, job, token, e.toString(), e);
         }
+    }
+
+    /**
+     * Counts a failed run of the head (the lock released): below {@code maxAttempts} the drain token waits the
+     * backoff, keeping its key; at it the head goes to the dead letters ({@link DeadLetterReason#HANDLER_FAILED},
+     * quoting {@code failure}). Returns whether the drain goes on now.
+     */
+    private boolean headFailed(
+            Parking parking,
+            Parking.DrainStep head,
+            DeferredMessage dm,
+            String key,
+            Job<DeferredMessage> job,
+            String token,
+            String failure,
+            Throwable cause) {
+        long failed = parking.failed(head.id());
+        if (failed >= deferrals.queue().maxAttempts()) {
+            String reason = DeadLetterReason.HANDLER_FAILED.describe(": failed on attempt " + failed + " of "
+                    + deferrals.queue().maxAttempts() + " under lock '" + key + "': " + capped(failure));
+            deadLetterParked(parking, head.id(), dm.dead(reason), key);
+            return true;
+        }
+        Duration delay = deferrals.backoff().delay((int) failed);
+        parking.drainStep(token, deferrals.drainerLeaseMillis() + delay.toMillis()); // keep the key through the wait
+        deferrals.queue().reschedule(job, delay, null);
+        log.debug("parked message of lock '{}' failed attempt {}; next in {}", key, failed, delay, cause);
+        return false;
     }
 
     /**

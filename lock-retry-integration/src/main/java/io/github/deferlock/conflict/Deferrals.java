@@ -18,6 +18,7 @@ import io.github.deferlock.redis.internal.RegistryBeacon;
 import io.github.deferlock.redis.internal.Require;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -205,7 +206,10 @@ public final class Deferrals implements AutoCloseable {
     /**
      * Starts a worker with {@code concurrency} threads that runs due deferred messages with their handlers.
      * A message whose handler is not registered in this process fails its delivery (the queue retries it, so
-     * another process that has the handler can take it). Stop it with {@link DelayQueueWorker#close()} or
+     * another process that has the handler can take it). With {@link DeferMode#ORDERED} a drain token of an
+     * unknown handler is run by a registered one, and a parked message of an unknown handler counts as a failed
+     * run of its key's head: after {@code maxAttempts} it goes to the dead letters (naming the handler) and the
+     * key's later messages go on. Stop it with {@link DelayQueueWorker#close()} or
      * {@link #close()}.
      *
      * @throws IllegalArgumentException when {@code concurrency} is less than 1, or more than the worker allows
@@ -270,6 +274,17 @@ public final class Deferrals implements AutoCloseable {
     private void runDue(Job<DeferredMessage> job) throws Exception {
         DeferredMessage m = job.payload();
         ConflictAwareHandler<?> handler = handlers.get(m.handler());
+        if (handler == null && DeferredMessage.DRAIN.equals(m.kind()) && !handlers.isEmpty()) {
+            // the parker's handler is not here (renamed, or another queue's): any handler of this queue drains
+            // the key; a parked head of an unknown handler is then counted as failing and dead-lettered
+            handler = handlers.values().iterator().next();
+        }
+        if (handler == null
+                && DeferredMessage.DEAD.equals(m.kind())
+                && !job.lastError().equals(Optional.ofNullable(m.reason()))) {
+            queue.deadLetter(job, m.reason()); // a carrier needs no handler to move to the dead letters
+            return;
+        }
         if (handler == null) {
             throw new IllegalStateException("no handler named '" + m.handler() + "' is registered in this process "
                     + "for deferral queue '" + name + "'");

@@ -3,6 +3,7 @@ package io.github.deferlock.conflict;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.github.deferlock.delay.Backoff;
 import io.github.deferlock.delay.DeadLetter;
 import io.github.deferlock.delay.DeadLetterCause;
 import io.github.deferlock.delay.Job;
@@ -185,6 +186,45 @@ final class OrderedDeferFaultsIT {
                                     + deferrals.queue().size(JobState.IN_FLIGHT)
                             == 0);
             assertThat(ran).as("b is a dead letter, not run").containsExactly("a");
+        }
+    }
+
+    /**
+     * A key's parked head belongs to a handler no worker process has (renamed, or another queue's): it is
+     * counted as failing and dead-lettered after its attempts, naming the handler, and the key goes on.
+     */
+    @Test
+    void parkedHeadOfAnUnknownHandler_isDeadLetteredAfterItsAttempts_andTheKeyGoesOn(RedisClient redis) {
+        List<String> ran = new CopyOnWriteArrayList<>();
+        try (Deferrals parkers = Deferrals.builder(redis, "unknown")
+                        .maxAttempts(2)
+                        .backoff(Backoff.fixed(Duration.ofMillis(50)))
+                        .build();
+                Deferrals workers = Deferrals.builder(redis, "unknown")
+                        .maxAttempts(2)
+                        .backoff(Backoff.fixed(Duration.ofMillis(50)))
+                        .drainWait(Duration.ofSeconds(2))
+                        .build()) {
+            ConflictAwareHandler<Msg> gone = ConflictAwareHandler.builder("gone", Msg.class, locks)
+                    .key(m -> "k:" + m.order())
+                    .messageId(Msg::id)
+                    .handler(m -> {})
+                    .onConflict(OnConflict.DEFER)
+                    .deferrals(parkers)
+                    .build();
+            ConflictAwareHandler<Msg> parker = seq(locks, parkers, m -> {});
+            seq(locks, workers, m -> ran.add(m.id()));
+            LockLease hold = holder.get("k:4").acquire(Duration.ZERO, LONG);
+            assertThat(gone.handle(new Msg("g", "4"))).isEqualTo(Outcome.DEFERRED);
+            assertThat(parker.handle(new Msg("b", "4"))).isEqualTo(Outcome.DEFERRED);
+            hold.close();
+            workers.startWorker(1);
+            await().atMost(LONG).until(() -> ran.contains("b"));
+            assertThat(ran).containsExactly("b");
+            await().atMost(LONG).until(() -> workers.queue().size(JobState.DEAD) == 1);
+            DeadLetter dead = workers.queue().deadLetters().list(10).get(0);
+            assertThat(DeadLetterReason.of(dead.reason())).contains(DeadLetterReason.HANDLER_FAILED);
+            assertThat(dead.reason()).contains("'gone'").contains("attempt 2 of 2");
         }
     }
 }
