@@ -308,6 +308,12 @@ public final class ConflictAwareHandler<M> {
         Parking.ParkReply r = parking(lock).park(itemId, payload, deferrals.maxParked(), token, lease);
         if (!r.drainer()) {
             cancelQuietly(drainJobId(token));
+        } else if (System.currentTimeMillis() - now.toEpochMilli() >= lease / 2) {
+            // a slow park (a frozen parker): its token may have looked for lease and ended, and park.lua just
+            // made it the drainer. A second job for the same token drains the key; two jobs of one token take
+            // the lock in turn and read the head with it held, so nothing runs twice
+            queue.enqueue(
+                    drainJobId(token) + ":late", DeferredMessage.drain(name, key, token, Instant.now()), Duration.ZERO);
         }
         if (r.parked() == Parking.Parked.FULL) {
             return overflow(dm, itemId, key, carrierId);
