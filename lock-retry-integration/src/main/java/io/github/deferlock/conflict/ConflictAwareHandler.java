@@ -23,6 +23,7 @@ import io.github.deferlock.redis.internal.Require;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -151,10 +152,14 @@ public final class ConflictAwareHandler<M> {
     public Outcome handle(M message) {
         Require.notNull("message", message);
         String id = idFn == null ? null : idFn.apply(message);
-        return handle(message, id);
+        return handle(message, id, null);
     }
 
-    private Outcome handle(M message, String id) {
+    /**
+     * {@link #handle(Object)} with the message id; {@code carrierId}, when not null, is the id of the dead-letter
+     * carrier job running now whose message this is (requeued from the dead letters).
+     */
+    private Outcome handle(M message, String id, String carrierId) {
         if (id != null) {
             Names.requireValid(Names.Kind.MESSAGE_ID, id);
         }
@@ -165,7 +170,7 @@ public final class ConflictAwareHandler<M> {
             return runLocked(lock, key, message, onConflict == OnConflict.DEFER ? id : null);
         }
         if (ordered) {
-            return park(lock, message, key, id); // the lock is taken, or work is parked behind it
+            return park(lock, message, key, id, carrierId); // the lock is taken, or work is parked behind it
         }
         defer(message, key, id); // timed DEFER, and the lock is taken
         return Outcome.DEFERRED;
@@ -182,7 +187,7 @@ public final class ConflictAwareHandler<M> {
         return job -> {
             M m = job.payload();
             String id = idFn != null ? idFn.apply(m) : job.id();
-            handle(m, id);
+            handle(m, id, null);
         };
     }
 
@@ -260,6 +265,14 @@ public final class ConflictAwareHandler<M> {
         throw new IllegalStateException("ordered DEFER needs the locks of a RedisLocks, not " + lock.getClass());
     }
 
+    /** The longest failure text a dead letter's reason quotes: a reason must fit the queue's payload limit. */
+    static final int MAX_QUOTED_CHARS = 1_000;
+
+    /** {@code text}, cut to {@link #MAX_QUOTED_CHARS} with an ellipsis. */
+    static String capped(String text) {
+        return text.length() <= MAX_QUOTED_CHARS ? text : text.substring(0, MAX_QUOTED_CHARS - 1) + "…";
+    }
+
     private static String drainJobId(String token) {
         return "drain:" + token;
     }
@@ -270,7 +283,7 @@ public final class ConflictAwareHandler<M> {
      * key's drainer when it has none; (3) when another token drains the key, this one is cancelled. A crash after
      * (1) leaves a token that finds nothing parked and ends after a drainer lease; after (2) the token drains.
      */
-    private Outcome park(DistributedLock lock, M message, String key, String id) {
+    private Outcome park(DistributedLock lock, M message, String key, String id, String carrierId) {
         Instant now = Instant.now();
         DeferredMessage dm =
                 DeferredMessage.first(name, key, id, deferrals.mapper().valueToTree(message), now);
@@ -295,9 +308,15 @@ public final class ConflictAwareHandler<M> {
         Parking.ParkReply r = parking(lock).park(itemId, payload, deferrals.maxParked(), token, lease);
         if (!r.drainer()) {
             cancelQuietly(drainJobId(token));
+        } else if (System.currentTimeMillis() - now.toEpochMilli() >= lease / 2) {
+            // a slow park (a frozen parker): its token may have looked for lease and ended, and park.lua just
+            // made it the drainer. A second job for the same token drains the key; two jobs of one token take
+            // the lock in turn and read the head with it held, so nothing runs twice
+            queue.enqueue(
+                    drainJobId(token) + ":late", DeferredMessage.drain(name, key, token, Instant.now()), Duration.ZERO);
         }
         if (r.parked() == Parking.Parked.FULL) {
-            return overflow(dm, itemId, key);
+            return overflow(dm, itemId, key, carrierId);
         }
         if (r.parked() == Parking.Parked.ALREADY) {
             log.debug("message {} of handler '{}' was already parked behind lock '{}'", id, name, key);
@@ -306,14 +325,27 @@ public final class ConflictAwareHandler<M> {
         return Outcome.DEFERRED;
     }
 
-    private Outcome overflow(DeferredMessage dm, String itemId, String key) {
+    /**
+     * A message over {@link Deferrals#maxParked()}: thrown, or stored as a dead-letter carrier. When the carrier's
+     * id is that of the carrier running now ({@code carrierId}: a dead letter requeued while its key is still
+     * full), the enqueue writes nothing, so this throws instead and the running carrier is nacked and stays.
+     */
+    private Outcome overflow(DeferredMessage dm, String itemId, String key, String carrierId) {
         if (deferrals.parkedOverflow() == ParkedOverflow.THROW) {
             throw new ParkedLimitException(key, deferrals.maxParked(), deferrals.name());
         }
         String reason = DeadLetterReason.PARKED_LIMIT.describe(": lock '" + key + "' already had "
                 + deferrals.maxParked() + " messages parked (maxParked " + deferrals.maxParked() + ")");
-        deferrals.queue().enqueue("dead:" + itemId, dm.dead(reason), Duration.ZERO);
+        String deadId = deadJobId(itemId);
+        EnqueueResult r = deferrals.queue().enqueue(deadId, dm.dead(reason), Duration.ZERO);
+        if (r.duplicate() && deadId.equals(carrierId)) {
+            throw new ParkedLimitException(key, deferrals.maxParked(), deferrals.name());
+        }
         return Outcome.DEFERRED;
+    }
+
+    private static String deadJobId(String itemId) {
+        return "dead:" + itemId;
     }
 
     private void cancelQuietly(String jobId) {
@@ -407,7 +439,8 @@ public final class ConflictAwareHandler<M> {
             dm = deferrals.mapper().readValue(head.payload(), DeferredMessage.class);
         } catch (JsonProcessingException | IllegalArgumentException e) {
             lock.unlock();
-            String reason = DeadLetterReason.UNDECODABLE.describe(" as a parked message: " + e.getMessage());
+            String reason = DeadLetterReason.UNDECODABLE.describe(
+                    " as a parked message: " + capped(String.valueOf(e.getMessage())));
             DeferredMessage raw = DeferredMessage.first(
                             name, key, null, TextNode.valueOf(head.payload()), Instant.now())
                     .dead(reason);
@@ -417,9 +450,13 @@ public final class ConflictAwareHandler<M> {
         // a key's parked messages may belong to several handlers: each runs with its own
         ConflictAwareHandler<?> owner = dm.handler().equals(name) ? this : deferrals.handler(dm.handler());
         if (owner == null) {
+            // a failed run of the head, not of the token: counted, and dead-lettered after maxAttempts, so the
+            // key's later messages go on (a token that failed instead would be dead-lettered and jam the key)
             lock.unlock();
-            throw new IllegalStateException("no handler named '" + dm.handler() + "' is registered in this process "
-                    + "for deferral queue '" + deferrals.name() + "'; the drain of lock '" + key + "' is retried");
+            String failure = "no handler named '" + dm.handler() + "' is registered in this process for deferral"
+                    + " queue '" + deferrals.name() + "'";
+            log.warn("parked message {} of lock '{}': {}", head.id(), key, failure);
+            return headFailed(parking, head, dm, key, job, token, failure, null);
         }
         return owner.runParkedAsOwner(lock, key, parking, head, dm, job, token);
     }
@@ -440,7 +477,7 @@ public final class ConflictAwareHandler<M> {
         } catch (JsonProcessingException | IllegalArgumentException e) {
             lock.unlock();
             String reason = DeadLetterReason.UNDECODABLE.describe(
-                    " for handler '" + name + "' as " + type + ": " + e.getMessage());
+                    " for handler '" + name + "' as " + type + ": " + capped(String.valueOf(e.getMessage())));
             DeferredMessage raw = DeferredMessage.first(
                             name, key, null, TextNode.valueOf(head.payload()), Instant.now())
                     .dead(reason);
@@ -478,20 +515,36 @@ public final class ConflictAwareHandler<M> {
             if (!handlerFailed[0]) {
                 throw e; // Redis failed, not the handler: no attempt spent; the worker retries the token
             }
-            long failed = parking.failed(head.id());
-            if (failed >= deferrals.queue().maxAttempts()) {
-                String reason = DeadLetterReason.HANDLER_FAILED.describe(": failed on attempt " + failed + " of "
-                        + deferrals.queue().maxAttempts() + " under lock '" + key + "': " + e);
-                deadLetterParked(parking, head.id(), dm.dead(reason), key);
-                return true;
-            }
-            Duration delay = deferrals.backoff().delay((int) failed);
-            parking.drainStep(
-                    token, deferrals.drainerLeaseMillis() + delay.toMillis()); // keep the key through the wait
-            deferrals.queue().reschedule(job, delay, null);
-            log.debug("parked message of lock '{}' failed attempt {}; next in {}", key, failed, delay, e);
-            return false;
+            return headFailed(parking, head, dm, key, job, token, e.toString(), e);
         }
+    }
+
+    /**
+     * Counts a failed run of the head (the lock released): below {@code maxAttempts} the drain token waits the
+     * backoff, keeping its key; at it the head goes to the dead letters ({@link DeadLetterReason#HANDLER_FAILED},
+     * quoting {@code failure}). Returns whether the drain goes on now.
+     */
+    private boolean headFailed(
+            Parking parking,
+            Parking.DrainStep head,
+            DeferredMessage dm,
+            String key,
+            Job<DeferredMessage> job,
+            String token,
+            String failure,
+            Throwable cause) {
+        long failed = parking.failed(head.id());
+        if (failed >= deferrals.queue().maxAttempts()) {
+            String reason = DeadLetterReason.HANDLER_FAILED.describe(": failed on attempt " + failed + " of "
+                    + deferrals.queue().maxAttempts() + " under lock '" + key + "': " + capped(failure));
+            deadLetterParked(parking, head.id(), dm.dead(reason), key);
+            return true;
+        }
+        Duration delay = deferrals.backoff().delay((int) failed);
+        parking.drainStep(token, deferrals.drainerLeaseMillis() + delay.toMillis()); // keep the key through the wait
+        deferrals.queue().reschedule(job, delay, null);
+        log.debug("parked message of lock '{}' failed attempt {}; next in {}", key, failed, delay, cause);
+        return false;
     }
 
     /**
@@ -499,20 +552,21 @@ public final class ConflictAwareHandler<M> {
      * item leaves the key's FIFO; a crash between the two runs this again for the same head.
      */
     private void deadLetterParked(Parking parking, String itemId, DeferredMessage carrier, String key) {
-        deferrals.queue().enqueue("dead:" + itemId, carrier, Duration.ZERO);
+        deferrals.queue().enqueue(deadJobId(itemId), carrier, Duration.ZERO);
         parking.pop(itemId);
         log.debug("parked message {} of lock '{}' goes to the dead letters: {}", itemId, key, carrier.reason());
     }
 
     /**
      * Runs a dead-letter carrier: moves it to the dead letters with its reason. A carrier requeued from the dead
-     * letters (it has a last error) is handled as a new message of its key instead: it runs, or parks behind the
-     * key's parked work.
+     * letters (its last error is its own reason, stored when it moved there) is handled as a new message of its
+     * key instead: it runs, or parks behind the key's parked work. A carrier whose earlier delivery failed (its
+     * last error is that failure) is still a carrier.
      */
     void runDeadCarrier(Job<DeferredMessage> job) throws Exception {
         DeferredMessage dm = job.payload();
         DelayQueue<DeferredMessage> queue = deferrals.queue();
-        if (job.lastError().isEmpty()) {
+        if (!job.lastError().equals(Optional.ofNullable(dm.reason()))) {
             if (queue.deadLetter(job, dm.reason())) {
                 LockRunner.safe(() -> listener.onDeadLettered(dm.key(), dm.reason()));
             }
@@ -528,7 +582,7 @@ public final class ConflictAwareHandler<M> {
             LockRunner.safe(() -> listener.onDeadLettered(dm.key(), reason));
             return;
         }
-        handle(message, dm.messageId().orElse(null));
+        handle(message, dm.messageId().orElse(null), job.id());
     }
 
     /** Runs a due deferred message: under its lock, or deferred again, or dead-lettered past the limit. */

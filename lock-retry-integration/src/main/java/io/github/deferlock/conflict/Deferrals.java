@@ -3,20 +3,28 @@ package io.github.deferlock.conflict;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.deferlock.delay.Backoff;
 import io.github.deferlock.delay.DelayQueue;
+import io.github.deferlock.delay.DelayQueueException;
 import io.github.deferlock.delay.DelayQueueWorker;
 import io.github.deferlock.delay.Job;
 import io.github.deferlock.delay.JobHandler;
 import io.github.deferlock.delay.QueueListener;
 import io.github.deferlock.delay.RedisQueues;
+import io.github.deferlock.lock.LockConflictException;
+import io.github.deferlock.lock.LockException;
+import io.github.deferlock.lock.LockLostException;
 import io.github.deferlock.redis.internal.Names;
 import io.github.deferlock.redis.internal.Registry;
 import io.github.deferlock.redis.internal.RegistryBeacon;
 import io.github.deferlock.redis.internal.Require;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * Where {@link OnConflict#DEFER} stores messages whose lock was taken, and the worker that runs them with the
@@ -45,6 +53,8 @@ import redis.clients.jedis.UnifiedJedis;
  * the builder is not.
  */
 public final class Deferrals implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(Deferrals.class);
 
     private final DelayQueue<DeferredMessage> queue;
     private final Backoff backoff;
@@ -196,7 +206,10 @@ public final class Deferrals implements AutoCloseable {
     /**
      * Starts a worker with {@code concurrency} threads that runs due deferred messages with their handlers.
      * A message whose handler is not registered in this process fails its delivery (the queue retries it, so
-     * another process that has the handler can take it). Stop it with {@link DelayQueueWorker#close()} or
+     * another process that has the handler can take it). With {@link DeferMode#ORDERED} a drain token of an
+     * unknown handler is run by a registered one, and a parked message of an unknown handler counts as a failed
+     * run of its key's head: after {@code maxAttempts} it goes to the dead letters (naming the handler) and the
+     * key's later messages go on. Stop it with {@link DelayQueueWorker#close()} or
      * {@link #close()}.
      *
      * @throws IllegalArgumentException when {@code concurrency} is less than 1, or more than the worker allows
@@ -261,17 +274,96 @@ public final class Deferrals implements AutoCloseable {
     private void runDue(Job<DeferredMessage> job) throws Exception {
         DeferredMessage m = job.payload();
         ConflictAwareHandler<?> handler = handlers.get(m.handler());
+        if (handler == null && DeferredMessage.DRAIN.equals(m.kind()) && !handlers.isEmpty()) {
+            // the parker's handler is not here (renamed, or another queue's): any handler of this queue drains
+            // the key; a parked head of an unknown handler is then counted as failing and dead-lettered
+            handler = handlers.values().iterator().next();
+        }
+        if (handler == null
+                && DeferredMessage.DEAD.equals(m.kind())
+                && !job.lastError().equals(Optional.ofNullable(m.reason()))) {
+            queue.deadLetter(job, m.reason()); // a carrier needs no handler to move to the dead letters
+            return;
+        }
         if (handler == null) {
             throw new IllegalStateException("no handler named '" + m.handler() + "' is registered in this process "
                     + "for deferral queue '" + name + "'");
         }
         if (DeferredMessage.DRAIN.equals(m.kind())) {
-            handler.runDrain(job);
+            try {
+                handler.runDrain(job); // the handler's own failures are counted inside: what escapes is ours
+            } catch (RuntimeException e) {
+                waitOutOutage(job, e);
+            }
         } else if (DeferredMessage.DEAD.equals(m.kind())) {
             handler.runDeadCarrier(job);
         } else {
             handler.runDeferred(job);
         }
+    }
+
+    /** The delay before a drain token that met a Redis failure is due again. */
+    private static final Duration OUTAGE_DELAY = Duration.ofSeconds(1);
+
+    /** The longest pause between two tries to reschedule a drain token while Redis is unreachable. */
+    private static final long MAX_OUTAGE_PAUSE_MS = 1_000;
+
+    /**
+     * A drain token met an infrastructure failure (Redis unreachable, {@code LOADING}, a failover): it is due
+     * again after {@link #OUTAGE_DELAY} without spending an attempt, so an outage never dead-letters it and
+     * strands the key's parked work. The reschedule is tried with a backoff (50 ms doubling to 1 s) until Redis
+     * takes it; when the job's claim is lost meanwhile (Redis came back after its visibility timeout) the queue
+     * redelivers it, and an interrupt (the worker closing) gives it back. Any other failure is rethrown.
+     */
+    void waitOutOutage(Job<DeferredMessage> job, RuntimeException failure) throws InterruptedException {
+        if (!isInfrastructure(failure)) {
+            throw failure;
+        }
+        if (job.isSettled()) {
+            return;
+        }
+        log.warn(
+                "deferral queue '{}': drain {} of lock '{}' met a Redis failure; due again in {} (no attempt spent):"
+                        + " {}",
+                name,
+                job.id(),
+                job.payload().key(),
+                OUTAGE_DELAY,
+                failure.toString());
+        long pause = 50;
+        while (true) {
+            try {
+                queue.reschedule(job, OUTAGE_DELAY, null);
+                return;
+            } catch (RuntimeException again) {
+                if (!isInfrastructure(again)) {
+                    throw again;
+                }
+            }
+            if (job.isClaimLost()) {
+                return; // redelivered after its visibility timeout: the worker settles nothing
+            }
+            Thread.sleep(pause);
+            pause = Math.min(MAX_OUTAGE_PAUSE_MS, pause * 2);
+        }
+    }
+
+    /**
+     * Whether {@code e} is a failure of Redis rather than of a handler: a Jedis error, a queue's or a lock's
+     * error other than a conflict or a lost lock, or one caused by such an error.
+     */
+    static boolean isInfrastructure(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof JedisException || t instanceof DelayQueueException) {
+                return true;
+            }
+            if (t instanceof LockException
+                    && !(t instanceof LockConflictException)
+                    && !(t instanceof LockLostException)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Stops the workers this object started (gracefully: running messages finish). */

@@ -164,7 +164,9 @@ public final class LockEngine implements AutoCloseable {
             if (!gated) {
                 outcome = Outcome.conflict(0, clock.nanoTime() - start, -1);
             } else {
-                Hold handed = adoptHanded(st, renew);
+                // a hand-off is not for a caller that yields to parked work: it would overtake the parked
+                // messages; the handed hold is released in Redis instead and the caller contends there
+                Hold handed = adoptHanded(st, renew && !yieldToParked);
                 outcome = handed != null
                         ? Outcome.acquired(handed, 0, clock.nanoTime() - start)
                         : contention.contend(st, start, waitNanos, forever, leaseMillis, renew, yieldToParked);

@@ -1,0 +1,230 @@
+package io.github.deferlock.conflict;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.github.deferlock.delay.Backoff;
+import io.github.deferlock.delay.DeadLetter;
+import io.github.deferlock.delay.DeadLetterCause;
+import io.github.deferlock.delay.Job;
+import io.github.deferlock.delay.JobState;
+import io.github.deferlock.lock.LockLease;
+import io.github.deferlock.lock.RedisLocks;
+import io.github.deferlock.testing.FaultProxy;
+import io.github.deferlock.testing.RedisExtension;
+import io.github.deferlock.testing.RedisServer;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import redis.clients.jedis.RedisClient;
+
+/**
+ * Ordered DEFER ({@link DeferMode#ORDERED}) under faults, against a real redis-server: Redis outages while a
+ * key drains, dead letters requeued under overflow, carriers redelivered after a failure.
+ */
+@ExtendWith(RedisExtension.class)
+final class OrderedDeferFaultsIT {
+
+    private static final Duration LONG = Duration.ofSeconds(60);
+
+    private RedisLocks locks;
+    private RedisClient holderClient;
+    private RedisLocks holder;
+
+    @BeforeEach
+    void setUp(RedisServer server, RedisClient redis) {
+        locks = RedisLocks.builder(redis).keyPrefix("o:").build();
+        holderClient = server.newClient();
+        holder = RedisLocks.builder(holderClient).keyPrefix("o:").build();
+    }
+
+    @AfterEach
+    void tearDown() {
+        holder.close();
+        holderClient.close();
+        locks.close();
+    }
+
+    private static ConflictAwareHandler<Msg> seq(RedisLocks locks, Deferrals deferrals, MessageHandler<Msg> body) {
+        return ConflictAwareHandler.builder("seq", Msg.class, locks)
+                .key(m -> "k:" + m.order())
+                .messageId(Msg::id)
+                .handler(body)
+                .onConflict(OnConflict.DEFER)
+                .deferrals(deferrals)
+                .build();
+    }
+
+    /**
+     * Redis goes away while a parked head runs (its done marker cannot be written): with one attempt per job,
+     * a drain token that paid an attempt for it would be dead-lettered and the key's parked work stranded.
+     */
+    @Test
+    void redisOutageWhileDraining_costsNoAttempt_andTheKeyStillDrains(RedisServer server, RedisClient redis)
+            throws Exception {
+        List<String> ran = new CopyOnWriteArrayList<>();
+        AtomicBoolean outageDone = new AtomicBoolean();
+        try (FaultProxy proxy = FaultProxy.to(server);
+                RedisClient viaProxy =
+                        RedisClient.builder().hostAndPort(proxy.hostAndPort()).build();
+                RedisLocks workerLocks = RedisLocks.builder(viaProxy)
+                        .keyPrefix("o:")
+                        .defaultLease(Duration.ofSeconds(2))
+                        .build();
+                Deferrals parkers =
+                        Deferrals.builder(redis, "outage").maxAttempts(1).build();
+                Deferrals workers = Deferrals.builder(viaProxy, "outage")
+                        .maxAttempts(1)
+                        .visibilityTimeout(Duration.ofSeconds(2))
+                        .drainWait(Duration.ofSeconds(2))
+                        .build()) {
+            ConflictAwareHandler<Msg> parker = seq(locks, parkers, m -> {});
+            seq(workerLocks, workers, m -> {
+                ran.add(m.id());
+                if (m.id().equals("a") && outageDone.compareAndSet(false, true)) {
+                    proxy.refuse(); // Redis is gone for the worker: the done marker and pop.lua fail
+                    Thread healer = new Thread(() -> {
+                        try {
+                            Thread.sleep(1_500); // the outage's length, not a wait for a result
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                        proxy.heal();
+                    });
+                    healer.setDaemon(true);
+                    healer.start();
+                }
+            });
+            LockLease hold = holder.get("k:1").acquire(Duration.ZERO, LONG);
+            for (String id : List.of("a", "b", "c")) {
+                assertThat(parker.handle(new Msg(id, "1"))).isEqualTo(Outcome.DEFERRED);
+            }
+            hold.close();
+            workers.startWorker(1);
+            await().atMost(LONG).until(() -> ran.contains("c"));
+            assertThat(ran)
+                    .as("the head runs again after the outage (its done marker was not written), then the rest")
+                    .containsExactly("a", "a", "b", "c");
+            assertThat(workers.queue().size(JobState.DEAD))
+                    .as("nothing dead-lettered")
+                    .isZero();
+            await().atMost(LONG)
+                    .until(() ->
+                            workers.queue().size(JobState.DUE) + workers.queue().size(JobState.IN_FLIGHT) == 0);
+            assertThat(redis.llen("o:{k:1}:parked")).isZero();
+        }
+    }
+
+    /**
+     * A dead letter of the overflow requeued while its key is still full parks as a new message, overflows again
+     * and its carrier id is the job running now: it must stay (nacked), not be acknowledged and lost.
+     */
+    @Test
+    void overflowDeadLetter_requeuedWhileStillFull_staysInTheQueue(RedisClient redis) {
+        try (Deferrals deferrals = Deferrals.builder(redis, "requeue-full")
+                .maxParked(1)
+                .maxAttempts(1)
+                .onParkedOverflow(ParkedOverflow.DEAD_LETTER)
+                .drainWait(Duration.ofMillis(200))
+                .build()) {
+            List<String> ran = new CopyOnWriteArrayList<>();
+            ConflictAwareHandler<Msg> handler = seq(locks, deferrals, m -> ran.add(m.id()));
+            LockLease hold = holder.get("k:2").acquire(Duration.ZERO, LONG);
+            assertThat(handler.handle(new Msg("a", "2"))).isEqualTo(Outcome.DEFERRED);
+            assertThat(handler.handle(new Msg("b", "2"))).isEqualTo(Outcome.DEFERRED);
+            deferrals.startWorker(1);
+            await().atMost(LONG).until(() -> deferrals.queue().size(JobState.DEAD) == 1);
+            String id = deferrals.queue().deadLetters().list(10).get(0).id();
+            assertThat(deferrals.queue().deadLetters().requeue(id)).isTrue();
+            await().atMost(LONG).until(() -> deferrals.queue().deadLetters().list(10).stream()
+                    .anyMatch(d -> d.id().equals(id) && d.cause() == DeadLetterCause.ATTEMPTS_EXHAUSTED));
+            assertThat(deferrals.queue().deadLetters().list(10).get(0).reason()).contains("maxParked 1");
+            hold.close();
+            await().atMost(LONG).until(() -> ran.contains("a"));
+            assertThat(ran).containsExactly("a");
+        }
+    }
+
+    /**
+     * A carrier whose first delivery failed comes back with a last error; it is still a carrier to move to the
+     * dead letters, not a requeued message to run.
+     */
+    @Test
+    void carrierWhoseFirstDeliveryFailed_stillGoesToTheDeadLetters_andDoesNotRun(RedisClient redis) {
+        try (Deferrals deferrals = Deferrals.builder(redis, "carrier-retry")
+                .maxParked(1)
+                .maxAttempts(3)
+                .onParkedOverflow(ParkedOverflow.DEAD_LETTER)
+                .drainWait(Duration.ofMillis(200))
+                .build()) {
+            List<String> ran = new CopyOnWriteArrayList<>();
+            ConflictAwareHandler<Msg> handler = seq(locks, deferrals, m -> ran.add(m.id()));
+            LockLease hold = holder.get("k:3").acquire(Duration.ZERO, LONG);
+            assertThat(handler.handle(new Msg("a", "3"))).isEqualTo(Outcome.DEFERRED);
+            assertThat(handler.handle(new Msg("b", "3"))).isEqualTo(Outcome.DEFERRED);
+            // the carrier's first delivery fails (here: claimed and nacked by hand); the drain token goes back
+            for (Job<DeferredMessage> job : deferrals.queue().claim(10)) {
+                if (job.id().startsWith("dead:")) {
+                    deferrals.queue().nack(job, "java.lang.RuntimeException: first delivery failed", Duration.ZERO);
+                } else {
+                    deferrals.queue().reschedule(job, Duration.ZERO, null);
+                }
+            }
+            deferrals.startWorker(1);
+            await().atMost(LONG).until(() -> deferrals.queue().size(JobState.DEAD) == 1);
+            DeadLetter dead = deferrals.queue().deadLetters().list(10).get(0);
+            assertThat(DeadLetterReason.of(dead.reason())).contains(DeadLetterReason.PARKED_LIMIT);
+            hold.close();
+            await().atMost(LONG).until(() -> ran.contains("a"));
+            await().atMost(LONG)
+                    .until(() -> deferrals.queue().size(JobState.DUE)
+                                    + deferrals.queue().size(JobState.IN_FLIGHT)
+                            == 0);
+            assertThat(ran).as("b is a dead letter, not run").containsExactly("a");
+        }
+    }
+
+    /**
+     * A key's parked head belongs to a handler no worker process has (renamed, or another queue's): it is
+     * counted as failing and dead-lettered after its attempts, naming the handler, and the key goes on.
+     */
+    @Test
+    void parkedHeadOfAnUnknownHandler_isDeadLetteredAfterItsAttempts_andTheKeyGoesOn(RedisClient redis) {
+        List<String> ran = new CopyOnWriteArrayList<>();
+        try (Deferrals parkers = Deferrals.builder(redis, "unknown")
+                        .maxAttempts(2)
+                        .backoff(Backoff.fixed(Duration.ofMillis(50)))
+                        .build();
+                Deferrals workers = Deferrals.builder(redis, "unknown")
+                        .maxAttempts(2)
+                        .backoff(Backoff.fixed(Duration.ofMillis(50)))
+                        .drainWait(Duration.ofSeconds(2))
+                        .build()) {
+            ConflictAwareHandler<Msg> gone = ConflictAwareHandler.builder("gone", Msg.class, locks)
+                    .key(m -> "k:" + m.order())
+                    .messageId(Msg::id)
+                    .handler(m -> {})
+                    .onConflict(OnConflict.DEFER)
+                    .deferrals(parkers)
+                    .build();
+            ConflictAwareHandler<Msg> parker = seq(locks, parkers, m -> {});
+            seq(locks, workers, m -> ran.add(m.id()));
+            LockLease hold = holder.get("k:4").acquire(Duration.ZERO, LONG);
+            assertThat(gone.handle(new Msg("g", "4"))).isEqualTo(Outcome.DEFERRED);
+            assertThat(parker.handle(new Msg("b", "4"))).isEqualTo(Outcome.DEFERRED);
+            hold.close();
+            workers.startWorker(1);
+            await().atMost(LONG).until(() -> ran.contains("b"));
+            assertThat(ran).containsExactly("b");
+            await().atMost(LONG).until(() -> workers.queue().size(JobState.DEAD) == 1);
+            DeadLetter dead = workers.queue().deadLetters().list(10).get(0);
+            assertThat(DeadLetterReason.of(dead.reason())).contains(DeadLetterReason.HANDLER_FAILED);
+            assertThat(dead.reason()).contains("'gone'").contains("attempt 2 of 2");
+        }
+    }
+}
