@@ -13,7 +13,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -61,7 +60,7 @@ final class ContentionRecorder {
 
     private final boolean enabled;
     private final LongSupplier clockMillis;
-    private final Map<Pending, LongAdder> pending = new ConcurrentHashMap<>();
+    private final Map<Pending, Long> pending = new ConcurrentHashMap<>();
     private final AtomicBoolean scheduled = new AtomicBoolean();
 
     ContentionRecorder(boolean enabled, LongSupplier clockMillis) {
@@ -76,14 +75,11 @@ final class ContentionRecorder {
         }
         try {
             Pending p = new Pending(redisLock.redis(), redisLock.keyPrefix(), strategy, name);
-            LongAdder count = pending.get(p);
-            if (count == null) {
-                if (pending.size() >= MAX_PENDING) {
-                    return;
-                }
-                count = pending.computeIfAbsent(p, k -> new LongAdder());
+            if (pending.size() >= MAX_PENDING && !pending.containsKey(p)) {
+                return;
             }
-            count.increment();
+            // atomic against the flush's remove: a count lands either in what it takes or in what it leaves
+            pending.merge(p, 1L, Long::sum);
             if (scheduled.compareAndSet(false, true)) {
                 FLUSHER.execute(this::flushQuietly);
             }
@@ -107,8 +103,8 @@ final class ContentionRecorder {
         long minute = Math.floorDiv(clockMillis.getAsLong(), 60_000L);
         Map<UnifiedJedis, Map<String, Map<OnConflict, List<byte[]>>>> byBucket = new HashMap<>();
         for (Pending p : List.copyOf(pending.keySet())) {
-            LongAdder adder = pending.remove(p);
-            long n = adder == null ? 0 : adder.sumThenReset();
+            Long taken = pending.remove(p);
+            long n = taken == null ? 0 : taken;
             if (n == 0) {
                 continue;
             }

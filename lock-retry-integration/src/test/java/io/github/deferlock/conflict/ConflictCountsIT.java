@@ -130,4 +130,27 @@ final class ConflictCountsIT {
             assertThat(redis.zscore("c:conflicts:THROW:7", "zz-hot")).isEqualTo(2.0);
         });
     }
+
+    @Test
+    void conflictsRecordedWhileFlushesRun_areNeverLost(RedisClient redis) throws Exception {
+        ContentionRecorder recorder = new ContentionRecorder(true, () -> 60_000L * 9);
+        int threads = 4;
+        int each = 5_000;
+        List<Thread> started = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            Thread thread = new Thread(() -> {
+                for (int i = 0; i < each; i++) {
+                    recorder.record(mine.get("busy"), "busy", OnConflict.THROW);
+                }
+            });
+            thread.start();
+            started.add(thread);
+        }
+        for (Thread t : started) {
+            t.join();
+        }
+        await().atMost(Duration.ofSeconds(20))
+                .untilAsserted(() ->
+                        assertThat(redis.zscore("c:conflicts:THROW:9", "busy")).isEqualTo((double) threads * each));
+    }
 }
