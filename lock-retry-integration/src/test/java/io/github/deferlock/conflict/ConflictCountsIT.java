@@ -133,6 +133,7 @@ final class ConflictCountsIT {
 
     @Test
     void conflictsRecordedWhileFlushesRun_areNeverLost(RedisClient redis) throws Exception {
+        long before = scriptCalls(redis);
         ContentionRecorder recorder = new ContentionRecorder(true, () -> 60_000L * 9);
         int threads = 4;
         int each = 5_000;
@@ -152,5 +153,19 @@ final class ConflictCountsIT {
         await().atMost(Duration.ofSeconds(20))
                 .untilAsserted(() ->
                         assertThat(redis.zscore("c:conflicts:THROW:9", "busy")).isEqualTo((double) threads * each));
+        // conflicts that arrive while a flush runs share the next one: far fewer script calls than conflicts
+        long calls = scriptCalls(redis) - before;
+        assertThat(calls).isBetween(1L, (long) threads * each / 10);
+    }
+
+    private static long scriptCalls(RedisClient redis) {
+        long calls = 0;
+        for (String line : redis.info("commandstats").split("\\r?\\n")) {
+            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
+                String n = line.substring(line.indexOf("calls=") + 6);
+                calls += Long.parseLong(n.substring(0, n.indexOf(',')));
+            }
+        }
+        return calls;
     }
 }
