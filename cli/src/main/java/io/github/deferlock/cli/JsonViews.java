@@ -3,6 +3,8 @@ package io.github.deferlock.cli;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.deferlock.delay.QueueStats;
+import io.github.deferlock.inspect.ConflictReport;
+import io.github.deferlock.inspect.ConflictView;
 import io.github.deferlock.inspect.DeadLetterPage;
 import io.github.deferlock.inspect.DeadLetterView;
 import io.github.deferlock.inspect.IdActionResult;
@@ -104,6 +106,38 @@ final class JsonViews {
             o.put("oldestParkedAgeMillis", l.oldestParkedAge().get().toMillis());
         } else {
             o.putNull("oldestParkedAgeMillis");
+        }
+        return o;
+    }
+
+    static ObjectNode conflicts(ConflictReport r) {
+        ObjectNode o = Session.object()
+                .put("prefix", r.prefix())
+                .put("since", r.since().toString())
+                .put("windowMillis", r.window().toMillis());
+        ArrayNode locks = o.putArray("locks");
+        for (ConflictView v : r.locks()) {
+            ObjectNode l = locks.addObject().put("name", v.name()).put("key", v.key());
+            long[] counts = {v.throwConflicts(), v.sleepRetryConflicts(), v.deferConflicts()};
+            String[] names = {"THROW", "SLEEP_RETRY", "DEFER"};
+            ObjectNode c = l.putObject("conflicts");
+            ObjectNode rate = l.putObject("perSecond");
+            for (int i = 0; i < names.length; i++) {
+                c.put(names[i], counts[i]);
+                rate.put(names[i], r.perSecond(counts[i]));
+            }
+            l.put("total", v.total()).put("waiters", v.waiters()).put("parked", v.parked());
+            if (v.oldestParkedAge().isPresent()) {
+                l.put("oldestParkedAgeMillis", v.oldestParkedAge().get().toMillis());
+            } else {
+                l.putNull("oldestParkedAgeMillis");
+            }
+            l.put("holderToken", v.holderToken().orElse(null));
+            if (v.remainingLease().isPresent()) {
+                l.put("remainingLeaseMillis", v.remainingLease().get().toMillis());
+            } else {
+                l.putNull("remainingLeaseMillis");
+            }
         }
         return o;
     }

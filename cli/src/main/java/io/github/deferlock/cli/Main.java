@@ -30,7 +30,8 @@ import redis.clients.jedis.exceptions.JedisException;
             DeadCommand.class,
             JobCommand.class,
             LocksCommand.class,
-            LockCommand.class
+            LockCommand.class,
+            ConflictsCommand.class
         },
         footerHeading = "%nExit codes:%n",
         footer = {

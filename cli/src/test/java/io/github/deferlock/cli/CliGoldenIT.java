@@ -1,16 +1,23 @@
 package io.github.deferlock.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.github.deferlock.conflict.ConflictAwareHandler;
 import io.github.deferlock.conflict.Deferrals;
+import io.github.deferlock.conflict.LockRunner;
 import io.github.deferlock.conflict.OnConflict;
 import io.github.deferlock.conflict.Outcome;
+import io.github.deferlock.conflict.SleepRetry;
+import io.github.deferlock.delay.Backoff;
 import io.github.deferlock.delay.DelayQueue;
 import io.github.deferlock.delay.DelayQueueWorker;
 import io.github.deferlock.delay.Job;
+import io.github.deferlock.inspect.ConflictView;
+import io.github.deferlock.inspect.Inspector;
 import io.github.deferlock.lock.DistributedLock;
+import io.github.deferlock.lock.LockConflictException;
 import io.github.deferlock.lock.LockLease;
 import io.github.deferlock.lock.RedisLocks;
 import io.github.deferlock.testing.RedisExtension;
@@ -115,11 +122,14 @@ final class CliGoldenIT {
     }
 
     static String normalise(String s) {
-        return s.replaceAll("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(\\.\\d+)?Z", "<time>")
+        return s.replaceAll("\\(\\d+\\.\\d\\d/s\\)", "(<rate>/s)")
+                .replaceAll("\"(THROW|SLEEP_RETRY|DEFER)\" : \\d+\\.\\d+(E-?\\d+)?", "\"$1\" : <rate>")
+                .replaceAll("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(\\.\\d+)?Z", "<time>")
                 .replaceAll("\\b[0-9a-f]{32}\\b", "<token>")
                 .replaceAll("\\b\\d{13,}\\b", "<fence>")
                 .replaceAll(
-                        "\"(oldestDueAgeMillis|remainingLeaseMillis|oldestParkedAgeMillis)\" : \\d+", "\"$1\" : <ms>")
+                        "\"(oldestDueAgeMillis|remainingLeaseMillis|windowMillis|oldestParkedAgeMillis)\" : \\d+",
+                        "\"$1\" : <ms>")
                 .replaceAll("\\b(\\d+(\\.\\d)?(ms|s)|\\d+m\\d\\ds|\\d+h\\d\\dm|\\d+d\\d\\dh)\\b", "<dur>")
                 .replaceAll("redis://127\\.0\\.0\\.1:\\d+", "redis://<host>")
                 .replaceAll("(?<=\\S) {2,}", "  "); // column widths follow the normalised values
@@ -246,6 +256,66 @@ final class CliGoldenIT {
         assertThat(run("lock", "show", "never")).isEqualTo(ExitCode.NOT_FOUND);
         matchesGolden("locks");
         order.close();
+        assertThat(waiter.get()).isTrue();
+    }
+
+    @Test
+    void conflicts(RedisServer server, RedisClient redis) throws Exception {
+        RedisClient otherClient = server.newClient();
+        RedisLocks mine = RedisLocks.builder(redis).build();
+        RedisLocks other = RedisLocks.builder(otherClient).build();
+        RedisLocks third = RedisLocks.builder(otherClient).build();
+        toClose.add(otherClient);
+        toClose.add(0, third);
+        toClose.add(0, other);
+        toClose.add(0, mine);
+        LockLease hot = other.get("order:7").acquire(Duration.ZERO, Duration.ofSeconds(60));
+        toClose.add(0, other.get("odd\nname{}").acquire(Duration.ZERO, Duration.ofSeconds(60)));
+        LockRunner runner = LockRunner.builder(mine)
+                .sleepRetry(new SleepRetry(Backoff.fixed(Duration.ofMillis(5)), 2, Duration.ofSeconds(5)))
+                .build();
+        for (int i = 0; i < 3; i++) {
+            assertThatThrownBy(() -> runner.withLock("order:7", OnConflict.THROW, () -> {}))
+                    .isInstanceOf(LockConflictException.class);
+        }
+        assertThatThrownBy(() -> runner.withLock("order:7", OnConflict.SLEEP_RETRY, () -> {}))
+                .isInstanceOf(LockConflictException.class);
+        assertThatThrownBy(() -> runner.withLock("odd\nname{}", OnConflict.THROW, () -> {}))
+                .isInstanceOf(LockConflictException.class);
+        Deferrals deferrals = Deferrals.builder(redis, "deferred").build(); // no worker: parked items stay
+        toClose.add(0, deferrals);
+        ConflictAwareHandler<Msg> handler = ConflictAwareHandler.builder("orders", Msg.class, mine)
+                .key(m -> "order:7")
+                .messageId(Msg::text)
+                .handler(m -> {})
+                .onConflict(OnConflict.DEFER)
+                .deferrals(deferrals)
+                .build();
+        for (int i = 0; i < 2; i++) {
+            assertThat(handler.handle(new Msg("m" + i))).isEqualTo(Outcome.DEFERRED);
+        }
+        DistributedLock waiting = third.get("order:7");
+        CompletableFuture<Boolean> waiter = CompletableFuture.supplyAsync(() -> {
+            boolean got = waiting.tryLock(Duration.ofSeconds(30));
+            if (got) {
+                waiting.unlock();
+            }
+            return got;
+        });
+        Inspector inspector = Inspector.builder(redis).build();
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            List<ConflictView> l = inspector.conflicts("lock:", 2, 10).locks();
+            return l.size() == 2
+                    && l.get(0).total() == 7
+                    && l.get(1).total() == 1
+                    && l.get(0).waiters() == 1;
+        });
+        run("conflicts", "--minutes", "2");
+        run("conflicts", "--minutes", "2", "--top", "1", "--json");
+        run("conflicts", "--prefix", "other:");
+        assertThat(run("conflicts", "--minutes", "16")).isEqualTo(ExitCode.USAGE);
+        matchesGolden("conflicts");
+        hot.close();
         assertThat(waiter.get()).isTrue();
     }
 

@@ -65,6 +65,8 @@ final class NoSecretsTest {
             List.of("job", "q", "id"),
             List.of("locks"),
             List.of("lock", "name"),
+            List.of("conflicts"),
+            List.of("conflicts", "--json"),
             List.of("queues", "--json"));
 
     @ParameterizedTest

@@ -1,16 +1,23 @@
 package io.github.deferlock.dashboard;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.github.deferlock.conflict.ConflictAwareHandler;
 import io.github.deferlock.conflict.Deferrals;
+import io.github.deferlock.conflict.LockRunner;
 import io.github.deferlock.conflict.OnConflict;
 import io.github.deferlock.conflict.Outcome;
+import io.github.deferlock.conflict.SleepRetry;
+import io.github.deferlock.delay.Backoff;
 import io.github.deferlock.delay.DeadLetter;
 import io.github.deferlock.delay.JobState;
+import io.github.deferlock.lock.LockConflictException;
+import io.github.deferlock.lock.LockLease;
 import io.github.deferlock.lock.RedisLocks;
 import io.github.deferlock.testing.RedisExtension;
+import io.github.deferlock.testing.RedisServer;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -25,6 +32,7 @@ import org.openqa.selenium.By;
 import org.openqa.selenium.NoSuchElementException;
 import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebElement;
+import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -289,6 +297,63 @@ final class DashboardBrowserIT {
                 assertThat(text("#locks .lock-parked-age")).matches("\\d+(\\.\\d)? (ms|s|min)");
             });
             browser.screenshot("locks");
+        }
+    }
+
+    @Test
+    @SuppressWarnings("try") // the lease is held while the page is read
+    void conflicts_showTheConflictsCausedPerStrategy(RedisServer server, UnifiedJedis redis) throws Exception {
+        try (RedisClient otherClient = server.newClient();
+                RedisLocks mine = RedisLocks.builder(redis).build();
+                RedisLocks other = RedisLocks.builder(otherClient).build();
+                LockLease held = other.get("order:9").acquire(Duration.ZERO, Duration.ofSeconds(60));
+                Deferrals deferrals = Deferrals.builder(redis, "deferred").build(); // no worker: items stay parked
+                RunningDashboard d = RunningDashboard.withActions(redis)) {
+            LockRunner runner = LockRunner.builder(mine)
+                    .sleepRetry(new SleepRetry(Backoff.fixed(Duration.ofMillis(5)), 3, Duration.ofSeconds(5)))
+                    .build();
+            for (int i = 0; i < 4; i++) {
+                assertThatThrownBy(() -> runner.withLock("order:9", OnConflict.THROW, () -> {}))
+                        .isInstanceOf(LockConflictException.class);
+            }
+            assertThatThrownBy(() -> runner.withLock("order:9", OnConflict.SLEEP_RETRY, () -> {}))
+                    .isInstanceOf(LockConflictException.class);
+            ConflictAwareHandler<String> handler = ConflictAwareHandler.builder("orders", String.class, mine)
+                    .key(m -> "order:9")
+                    .messageId(m -> m)
+                    .handler(m -> {})
+                    .onConflict(OnConflict.DEFER)
+                    .deferrals(deferrals)
+                    .build();
+            assertThat(handler.handle("m1")).isEqualTo(Outcome.DEFERRED);
+            assertThat(handler.handle("m2")).isEqualTo(Outcome.DEFERRED);
+            String stored = redis.get(other.get("order:9").key());
+
+            browser.driver.get(d.server.uri().toString());
+            eventually().untilAsserted(() -> {
+                assertThat(text("#conflicts .conflict-name")).isEqualTo("order:9");
+                assertThat(find("#conflicts .conflict-throw").getAttribute("data-count"))
+                        .isEqualTo("4");
+                assertThat(find("#conflicts .conflict-sleep-retry").getAttribute("data-count"))
+                        .isEqualTo("3");
+                assertThat(find("#conflicts .conflict-defer").getAttribute("data-count"))
+                        .isEqualTo("2");
+                assertThat(text("#conflicts .conflict-total")).isEqualTo("9");
+                assertThat(Double.parseDouble(text("#conflicts .conflict-throw")))
+                        .isPositive();
+                assertThat(text("#conflicts .conflict-parked")).isEqualTo("2");
+                assertThat(text("#conflicts .conflict-oldest")).isNotEmpty();
+                assertThat(text("#conflicts .conflict-waiters")).isEqualTo("0");
+                assertThat(stored).startsWith(text("#conflicts .conflict-holder"));
+                assertThat(text("#conflicts .conflict-lease")).isNotEmpty();
+            });
+            browser.screenshot("conflicts");
+            find("#conflicts-prefix").clear();
+            find("#conflicts-prefix").sendKeys("other:");
+            click("#conflicts-form button");
+            eventually()
+                    .until(() -> all("#conflicts tbody tr").isEmpty()
+                            && text("#conflicts-status").startsWith("No conflict counted"));
         }
     }
 

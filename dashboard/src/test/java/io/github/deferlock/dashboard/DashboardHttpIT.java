@@ -421,6 +421,10 @@ final class DashboardHttpIT {
             responses.add(d.get("api/dead"));
             responses.add(d.get("api/dead?queue=orders&limit=0"));
             responses.add(d.get("api/dead?queue=a%7Bb"));
+            responses.add(d.get("api/conflicts?minutes=16"));
+            responses.add(d.get("api/conflicts?minutes=0"));
+            responses.add(d.get("api/conflicts?top=51"));
+            responses.add(d.get("api/conflicts?prefix=a%7Bb"));
             responses.add(d.act("requeue", "{\"queue\":\"orders\",\"ids\":[]}"));
             responses.add(d.act("requeue", "not json"));
 

@@ -63,6 +63,10 @@ public final class Inspector {
     public static final int MAX_PAGE = 1000;
     /** The most ids one requeue or purge call takes. */
     public static final int MAX_IDS = 500;
+    /** The most minutes one {@link #conflicts} call reads. */
+    public static final int MAX_CONFLICT_MINUTES = 15;
+    /** The most locks one {@link #conflicts} call returns. */
+    public static final int MAX_CONFLICT_TOP = 100;
     /** The most locks one {@link #locks} call returns. */
     public static final int MAX_LOCKS = 10_000;
 
@@ -424,6 +428,24 @@ public final class Inspector {
         return v.held() || v.waiters() || v.fencingCounter().isPresent() || v.parked() > 0
                 ? Optional.of(v)
                 : Optional.empty();
+    }
+
+    /**
+     * The most contended locks under {@code prefix} over the last {@code minutes} minutes (the current minute
+     * included), from the per-minute conflict buckets that lock-retry-integration keeps (docs/ops.md,
+     * "Conflict stats"), with each lock's waiters, parked items, holder and remaining lease now. Bounded: {@code
+     * 3 × minutes} bucket reads of at most {@code top} members each, then one read per lock shown; no scan.
+     *
+     * @param minutes how many minute buckets, within [1, {@value #MAX_CONFLICT_MINUTES}]
+     * @param top how many locks at most, within [1, {@value #MAX_CONFLICT_TOP}]
+     * @throws IllegalArgumentException when the prefix holds a brace or a bound is out of range
+     * @throws InspectException when Redis fails
+     */
+    public ConflictReport conflicts(String prefix, int minutes, int top) {
+        checkPrefix(prefix);
+        Require.within("minutes", minutes, 1, MAX_CONFLICT_MINUTES);
+        Require.within("top", top, 1, MAX_CONFLICT_TOP);
+        return ConflictRead.read(redis, prefix, minutes, top, clock.instant());
     }
 
     LockView readLock(String prefix, String name, String key) {

@@ -99,7 +99,10 @@ public final class ConflictAwareHandler<M> {
             throw new IllegalStateException(
                     "handler '" + name + "' uses OnConflict.DEFER but has no deferrals: call deferrals(...)");
         }
-        this.dispatch = new ConflictDispatch(Require.orDefault(b.sleepRetry, SleepRetry.DEFAULT), listener);
+        this.dispatch = new ConflictDispatch(
+                Require.orDefault(b.sleepRetry, SleepRetry.DEFAULT),
+                listener,
+                ContentionRecorder.of(Require.orDefault(b.conflictStats, true)));
         ObjectMapper mapper = deferrals == null ? new ObjectMapper() : deferrals.mapper();
         this.type = b.typeRef != null
                 ? mapper.getTypeFactory().constructType(b.typeRef)
@@ -640,6 +643,7 @@ public final class ConflictAwareHandler<M> {
         private SleepRetry sleepRetry;
         private Deferrals deferrals;
         private ConflictListener listener;
+        private Boolean conflictStats;
 
         private Builder(String name, Class<M> type, TypeReference<M> typeRef, RedisLocks locks) {
             Require.notNull("name", name);
@@ -705,6 +709,19 @@ public final class ConflictAwareHandler<M> {
         /** Hears acquired, conflict, retried, deferred, dead-lettered, processed and lost events. */
         public Builder<M> listener(ConflictListener l) {
             listener = Require.setOnce("listener", listener, l);
+            return this;
+        }
+
+        /**
+         * Whether conflicts are counted in Redis for the conflicts view ({@code deferlock conflicts}, the
+         * dashboard's Conflicts panel); default true. Counting never fails nor slows conflict handling: counts
+         * are kept in memory and sent by a background thread, a few commands per second at most under
+         * contention (docs/ops.md, "Conflict stats"). Set false to send nothing.
+         *
+         * @throws IllegalStateException when already set
+         */
+        public Builder<M> conflictStats(boolean enabled) {
+            conflictStats = Require.setOnce("conflictStats", conflictStats, enabled);
             return this;
         }
 

@@ -11,15 +11,18 @@ import java.util.Optional;
 /**
  * The one place that applies an {@link OnConflict} when taking a lock for the current thread, for {@link
  * LockRunner}, {@link ConflictAwareHandler} and its deferred runs alike; it also tells the {@link
- * ConflictListener} about acquisitions, conflicts and retries. Immutable and threadsafe.
+ * ConflictListener} about acquisitions, conflicts and retries, and counts each conflict for the conflicts view
+ * ({@link ContentionRecorder}). Immutable and threadsafe.
  */
 final class ConflictDispatch {
     private final SleepRetry sleepRetry;
     private final ConflictListener listener;
+    private final ContentionRecorder recorder;
 
-    ConflictDispatch(SleepRetry sleepRetry, ConflictListener listener) {
+    ConflictDispatch(SleepRetry sleepRetry, ConflictListener listener, ContentionRecorder recorder) {
         this.sleepRetry = sleepRetry;
         this.listener = listener;
+        this.recorder = recorder;
     }
 
     SleepRetry sleepRetry() {
@@ -63,6 +66,7 @@ final class ConflictDispatch {
                 return true;
             }
             Optional<Duration> ttl = attempt.holderTtl();
+            recorder.record(lock, key, strategy);
             LockRunner.safe(() -> listener.onConflict(key, strategy, ttl));
             if (strategy == OnConflict.DEFER) {
                 return false;

@@ -37,7 +37,8 @@ public final class LockRunner {
         this.locks = b.locks;
         this.dispatch = new ConflictDispatch(
                 Require.orDefault(b.sleepRetry, SleepRetry.DEFAULT),
-                Require.orDefault(b.listener, new ConflictListener() {}));
+                Require.orDefault(b.listener, new ConflictListener() {}),
+                ContentionRecorder.of(Require.orDefault(b.conflictStats, true)));
     }
 
     /** Returns a builder over {@code locks}. */
@@ -132,6 +133,7 @@ public final class LockRunner {
         private final RedisLocks locks;
         private SleepRetry sleepRetry;
         private ConflictListener listener;
+        private Boolean conflictStats;
 
         private Builder(RedisLocks locks) {
             this.locks = Require.notNull("locks", locks);
@@ -146,6 +148,19 @@ public final class LockRunner {
         /** A listener for acquired, conflict, retried, processed and lost events (default none). */
         public Builder listener(ConflictListener l) {
             listener = Require.setOnce("listener", listener, l);
+            return this;
+        }
+
+        /**
+         * Whether conflicts are counted in Redis for the conflicts view ({@code deferlock conflicts}, the
+         * dashboard's Conflicts panel); default true. Counting never fails nor slows conflict handling: counts
+         * are kept in memory and sent by a background thread, a few commands per second at most under
+         * contention (docs/ops.md, "Conflict stats"). Set false to send nothing.
+         *
+         * @throws IllegalStateException when already set
+         */
+        public Builder conflictStats(boolean enabled) {
+            conflictStats = Require.setOnce("conflictStats", conflictStats, enabled);
             return this;
         }
 

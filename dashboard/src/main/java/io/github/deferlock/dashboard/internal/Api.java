@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.deferlock.dashboard.ActionRecord;
+import io.github.deferlock.inspect.ConflictReport;
+import io.github.deferlock.inspect.ConflictView;
 import io.github.deferlock.inspect.DeadLetterPage;
 import io.github.deferlock.inspect.DeadLetterView;
 import io.github.deferlock.inspect.IdActionResult;
@@ -53,6 +55,7 @@ public final class Api {
     private final Inspector inspector;
     private final QueueOverview overview;
     private final LockPanel lockPanel;
+    private final ConflictPanel conflictPanel;
     private final RateSampler sampler;
     private final ActionGuard guard;
     private final Consumer<ActionRecord> audit;
@@ -78,6 +81,7 @@ public final class Api {
         this.inspector = inspector;
         this.overview = overview;
         this.lockPanel = lockPanel;
+        this.conflictPanel = new ConflictPanel(inspector, clock);
         this.sampler = sampler;
         this.guard = guard;
         this.audit = audit;
@@ -95,6 +99,7 @@ public final class Api {
                     case "dead" -> dead(request);
                     case "job" -> job(request, response);
                     case "locks" -> locks(request);
+                    case "conflicts" -> conflicts(request);
                     default -> throw new HttpError(404, "no such API: " + path);
                 };
         write(response, body);
@@ -308,6 +313,46 @@ public final class Api {
         out.put("complete", page != null);
         out.put("scannedAt", page == null ? null : view.scannedAtMillis());
         out.put("scanCalls", page == null ? null : view.scanCalls());
+        return out;
+    }
+
+    /**
+     * The most contended locks (docs/dashboard.md, "The conflicts panel"): bounded work per request, and served
+     * from memory for a second ({@link ConflictPanel}).
+     */
+    private Object conflicts(HttpServletRequest request) {
+        String prefix = request.getParameter("prefix");
+        prefix = prefix == null || prefix.isEmpty() ? "lock:" : prefix;
+        int minutes = (int) number(request, "minutes", 5, 1, ConflictPanel.MAX_MINUTES);
+        int top = (int) number(request, "top", 20, 1, ConflictPanel.MAX_TOP);
+        ConflictReport r = conflictPanel.report(prefix, minutes, top);
+        List<Map<String, Object>> locks = new ArrayList<>();
+        for (ConflictView v : r.locks()) {
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("name", v.name());
+            row.put("throw", v.throwConflicts());
+            row.put("sleepRetry", v.sleepRetryConflicts());
+            row.put("defer", v.deferConflicts());
+            row.put("throwPerSecond", r.perSecond(v.throwConflicts()));
+            row.put("sleepRetryPerSecond", r.perSecond(v.sleepRetryConflicts()));
+            row.put("deferPerSecond", r.perSecond(v.deferConflicts()));
+            row.put("waiters", v.waiters());
+            row.put("parked", v.parked());
+            row.put(
+                    "oldestParkedAgeMs",
+                    v.oldestParkedAge().map(d -> d.toMillis()).orElse(null));
+            row.put("holderToken", v.holderToken().orElse(null));
+            row.put(
+                    "remainingLeaseMs",
+                    v.remainingLease().map(d -> d.toMillis()).orElse(null));
+            locks.add(row);
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("prefix", r.prefix());
+        out.put("minutes", minutes);
+        out.put("since", r.since().toEpochMilli());
+        out.put("windowMs", r.window().toMillis());
+        out.put("locks", locks);
         return out;
     }
 

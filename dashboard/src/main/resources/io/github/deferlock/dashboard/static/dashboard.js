@@ -15,6 +15,7 @@
     selected: new Set(), // selected dead letter ids of the selected queue
     job: null, // {queue, id} shown in the job panel
     lockPrefix: null,
+    conflicts: {prefix: 'lock:', minutes: 5},
     charts: null,
   };
 
@@ -395,6 +396,46 @@
       : 'Looking for locks under this prefix: the dashboard walks the keyspace a slice per refresh…';
   }
 
+  // ---- conflicts ----
+
+  function formatPerSecond(r) {
+    return r === null || r === undefined ? '' : r.toFixed(2);
+  }
+
+  function renderConflicts(data) {
+    if (unchanged('conflicts', data)) return;
+    const body = $('conflicts').tBodies[0];
+    body.replaceChildren();
+    for (const c of data.locks) {
+      const row = el('tr');
+      row.appendChild(el('td', c.name, 'conflict-name'));
+      const cell = (count, rate, cls) => {
+        const td = el('td', formatPerSecond(rate), 'num ' + cls);
+        td.title = count + ' conflicts';
+        td.dataset.count = String(count);
+        return td;
+      };
+      row.appendChild(cell(c.throw, c.throwPerSecond, 'conflict-throw'));
+      row.appendChild(cell(c.sleepRetry, c.sleepRetryPerSecond, 'conflict-sleep-retry'));
+      row.appendChild(cell(c.defer, c.deferPerSecond, 'conflict-defer'));
+      row.appendChild(el('td', c.throw + c.sleepRetry + c.defer, 'num conflict-total'));
+      row.appendChild(el('td', c.waiters, 'num conflict-waiters'));
+      row.appendChild(el('td', c.parked, 'num conflict-parked'));
+      row.appendChild(el('td', formatAge(c.oldestParkedAgeMs), 'num conflict-oldest'));
+      row.appendChild(el('td', c.holderToken === null ? 'free' : c.holderToken, 'lock-holder conflict-holder'));
+      row.appendChild(el('td', formatAge(c.remainingLeaseMs), 'num conflict-lease'));
+      body.appendChild(row);
+    }
+    $('conflicts-status').textContent = data.locks.length === 0
+      ? 'No conflict counted under this prefix in the last ' + data.minutes + ' min.'
+      : 'Most contended first, over the last ' + formatAge(data.windowMs) + ' (since '
+        + new Date(data.since).toLocaleTimeString() + '). Hover a rate for the count.';
+  }
+
+  async function refreshConflicts() {
+    renderConflicts(await getJson('api/conflicts?' + query(state.conflicts)));
+  }
+
   // ---- refresh ----
 
   async function refreshQueueDetails() {
@@ -429,7 +470,7 @@
     refreshing = true;
     try {
       renderQueues(await getJson('api/queues'));
-      await Promise.all([refreshQueueDetails(), refreshJob(), refreshLocks()]);
+      await Promise.all([refreshQueueDetails(), refreshJob(), refreshLocks(), refreshConflicts()]);
       $('refreshed').textContent = 'updated ' + new Date().toLocaleTimeString();
       document.body.dataset.refreshed = String(Date.now());
     } catch (e) {
@@ -475,6 +516,11 @@
       e.preventDefault();
       state.lockPrefix = $('locks-prefix').value;
       refreshLocks().catch((err) => showError(err.message));
+    });
+    $('conflicts-form').addEventListener('submit', (e) => {
+      e.preventDefault();
+      state.conflicts = {prefix: $('conflicts-prefix').value, minutes: Number($('conflicts-minutes').value)};
+      refreshConflicts().catch((err) => showError(err.message));
     });
     await refresh();
     setInterval(refresh, state.session.refreshMs || 2000);

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionException;
+import redis.clients.jedis.UnifiedJedis;
 
 /** The {@link DistributedLock} of one name in one engine. Threadsafe; holds no state of its own. */
 public final class RedisLock implements DistributedLock {
@@ -169,6 +170,16 @@ public final class RedisLock implements DistributedLock {
         } catch (InterruptedException e) {
             throw interrupted(e);
         }
+    }
+
+    /** The Redis client of this lock's {@code RedisLocks}. Not API: for lock-retry-integration's conflict stats. */
+    public UnifiedJedis redis() {
+        return engine.redis();
+    }
+
+    /** The key prefix of this lock's {@code RedisLocks}. Not API: for lock-retry-integration's conflict stats. */
+    public String keyPrefix() {
+        return engine.config().keyPrefix();
     }
 
     /** The parked work of this lock's key (docs/lock-keys.md, "Parked work"). Not API: for lock-retry-integration. */
