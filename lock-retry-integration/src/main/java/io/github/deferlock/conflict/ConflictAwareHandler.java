@@ -390,7 +390,6 @@ public final class ConflictAwareHandler<M> {
                 LockRunner.safe(() -> listener.onDeferred(key, 2, Duration.ZERO));
                 return;
             }
-            LockRunner.safe(() -> listener.onAcquired(key, attempt.waited()));
             Parking.DrainStep head;
             try {
                 head = parking.drainStep(token, lease); // with the lock held: the head to run
@@ -399,9 +398,11 @@ public final class ConflictAwareHandler<M> {
                 throw e;
             }
             if (!head.hasHead()) {
-                lock.unlock();
+                lock.unlock(); // a look with the lock held that found nothing to run: not an acquisition to meter
                 return;
             }
+            // metered once per parked message run, as a first-try acquisition is: acquired = processed + failed
+            LockRunner.safe(() -> listener.onAcquired(key, attempt.waited()));
             if (!runParked(lock, key, parking, head, job, token)) {
                 return;
             }
