@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.github.deferlock.conflict.ConflictAwareHandler;
+import io.github.deferlock.conflict.DeferMode;
 import io.github.deferlock.conflict.Deferrals;
 import io.github.deferlock.conflict.LockRunner;
 import io.github.deferlock.conflict.OnConflict;
@@ -236,7 +237,8 @@ final class CliGoldenIT {
         // two messages parked behind the held order:42 (ordered DEFER; no worker runs them)
         RedisLocks parker = RedisLocks.builder(redis).build();
         toClose.add(parker);
-        Deferrals deferrals = Deferrals.builder(redis, "orders").build();
+        Deferrals deferrals =
+                Deferrals.builder(redis, "orders").mode(DeferMode.ORDERED).build();
         toClose.add(0, deferrals);
         ConflictAwareHandler<Msg> handler = ConflictAwareHandler.builder("orders", Msg.class, parker)
                 .key(m -> "order:42")
@@ -282,7 +284,8 @@ final class CliGoldenIT {
                 .isInstanceOf(LockConflictException.class);
         assertThatThrownBy(() -> runner.withLock("odd\nname{}", OnConflict.THROW, () -> {}))
                 .isInstanceOf(LockConflictException.class);
-        Deferrals deferrals = Deferrals.builder(redis, "deferred").build(); // no worker: parked items stay
+        Deferrals deferrals =
+                Deferrals.builder(redis, "deferred").mode(DeferMode.ORDERED).build(); // no worker: parked items stay
         toClose.add(0, deferrals);
         ConflictAwareHandler<Msg> handler = ConflictAwareHandler.builder("orders", Msg.class, mine)
                 .key(m -> "order:7")

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.github.deferlock.conflict.ConflictAwareHandler;
+import io.github.deferlock.conflict.DeferMode;
 import io.github.deferlock.conflict.Deferrals;
 import io.github.deferlock.conflict.LockRunner;
 import io.github.deferlock.conflict.OnConflict;
@@ -273,7 +274,9 @@ final class DashboardBrowserIT {
         try (Workload w = Workload.write(redis);
                 RunningDashboard d = new RunningDashboard(redis, b -> b);
                 RedisLocks parker = RedisLocks.builder(redis).build();
-                Deferrals deferrals = Deferrals.builder(redis, "parked-panel").build()) {
+                Deferrals deferrals = Deferrals.builder(redis, "parked-panel")
+                        .mode(DeferMode.ORDERED)
+                        .build()) {
             ConflictAwareHandler<String> handler = ConflictAwareHandler.builder("panel", String.class, parker)
                     .key(m -> Workload.LOCK)
                     .messageId(m -> m)
@@ -307,7 +310,9 @@ final class DashboardBrowserIT {
                 RedisLocks mine = RedisLocks.builder(redis).build();
                 RedisLocks other = RedisLocks.builder(otherClient).build();
                 LockLease held = other.get("order:9").acquire(Duration.ZERO, Duration.ofSeconds(60));
-                Deferrals deferrals = Deferrals.builder(redis, "deferred").build(); // no worker: items stay parked
+                Deferrals deferrals = Deferrals.builder(redis, "deferred")
+                        .mode(DeferMode.ORDERED)
+                        .build(); // no worker: items stay parked
                 RunningDashboard d = RunningDashboard.withActions(redis)) {
             LockRunner runner = LockRunner.builder(mine)
                     .sleepRetry(new SleepRetry(Backoff.fixed(Duration.ofMillis(5)), 3, Duration.ofSeconds(5)))

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.github.deferlock.conflict.ConflictAwareHandler;
+import io.github.deferlock.conflict.DeferMode;
 import io.github.deferlock.conflict.Deferrals;
 import io.github.deferlock.conflict.LockRunner;
 import io.github.deferlock.conflict.OnConflict;
@@ -73,7 +74,8 @@ final class ConflictsViewIT {
         }
         assertThatThrownBy(() -> runner.withLock("order:2", OnConflict.THROW, () -> {}))
                 .isInstanceOf(LockConflictException.class);
-        Deferrals deferrals = Deferrals.builder(redis, "deferred").build(); // no worker: parked items stay
+        Deferrals deferrals =
+                Deferrals.builder(redis, "deferred").mode(DeferMode.ORDERED).build(); // no worker: parked items stay
         toClose.add(deferrals);
         ConflictAwareHandler<Order> handler = ConflictAwareHandler.builder("orders", Order.class, mine)
                 .key(o -> "order:" + o.order())

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.github.deferlock.conflict.ConflictAwareHandler;
+import io.github.deferlock.conflict.DeferMode;
 import io.github.deferlock.conflict.Deferrals;
 import io.github.deferlock.conflict.OnConflict;
 import io.github.deferlock.conflict.Outcome;
@@ -55,7 +56,8 @@ final class InspectorIT {
         DelayQueueWorker<Msg> worker = DelayQueueWorker.builder(queue(redis, "emails"), job -> {})
                 .build()
                 .start();
-        Deferrals deferrals = Deferrals.builder(redis, "deferred").build();
+        Deferrals deferrals =
+                Deferrals.builder(redis, "deferred").mode(DeferMode.ORDERED).build();
         RedisLocks locks = RedisLocks.builder(redis).build();
         RedisLocks other = RedisLocks.builder(redis).keyPrefix("jobs:lock:").build();
         try {
@@ -356,7 +358,9 @@ final class InspectorIT {
         try (RedisClient holderClient = server.newClient();
                 RedisLocks holder = RedisLocks.builder(holderClient).build();
                 RedisLocks locks = RedisLocks.builder(redis).build();
-                Deferrals deferrals = Deferrals.builder(redis, "parked-view").build()) {
+                Deferrals deferrals = Deferrals.builder(redis, "parked-view")
+                        .mode(DeferMode.ORDERED)
+                        .build()) {
             ConflictAwareHandler<Msg> handler = ConflictAwareHandler.builder("view", Msg.class, locks)
                     .key(m -> "k:1")
                     .messageId(Msg::text)

@@ -67,6 +67,7 @@ final class DeferNamesIT {
                 RedisLocks other =
                         RedisLocks.builder(otherClient).keyPrefix("t:").build();
                 Deferrals deferrals = Deferrals.builder(redis, "deferred")
+                        .mode(DeferMode.ORDERED)
                         .backoff(Backoff.fixed(Duration.ofMillis(100)))
                         .build()) {
             ConflictAwareHandler<Tagged> h = handler("h", locks, deferrals, runs);
@@ -89,7 +90,9 @@ final class DeferNamesIT {
     void doneMarkers_handlerNameWithBrace_doNotCollide(RedisClient redis) {
         Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
         try (RedisLocks locks = RedisLocks.builder(redis).keyPrefix("t:").build();
-                Deferrals deferrals = Deferrals.builder(redis, "deferred").build()) {
+                Deferrals deferrals = Deferrals.builder(redis, "deferred")
+                        .mode(DeferMode.ORDERED)
+                        .build()) {
             ConflictAwareHandler<Tagged> a = handler("a", locks, deferrals, runs);
             ConflictAwareHandler<Tagged> ab = handler("a}:b", locks, deferrals, runs);
             ConflictAwareHandler<Tagged> brace = handler("{a}", locks, deferrals, runs);
@@ -113,6 +116,7 @@ final class DeferNamesIT {
                 RedisLocks other =
                         RedisLocks.builder(otherClient).keyPrefix("t:").build();
                 Deferrals deferrals = Deferrals.builder(redis, "deferred")
+                        .mode(DeferMode.ORDERED)
                         .backoff(Backoff.fixed(Duration.ofMillis(50)))
                         .build()) {
             ConflictAwareHandler<Tagged> h = handler("h}{:", locks, deferrals, runs);
@@ -163,6 +167,7 @@ final class DeferNamesIT {
                 RedisLocks other =
                         RedisLocks.builder(otherClient).keyPrefix("t:").build();
                 Deferrals deferrals = Deferrals.builder(app, "deferred")
+                        .mode(DeferMode.ORDERED)
                         .backoff(Backoff.fixed(Duration.ofMillis(50)))
                         .build()) {
             ConflictAwareHandler<Tagged> h = handler("orders", locks, deferrals, runs);
@@ -196,7 +201,9 @@ final class DeferNamesIT {
     @Test
     void badHandlerNamesAndMessageIds_refusedNamingTheValueAndTheRule(RedisClient redis) {
         try (RedisLocks locks = RedisLocks.builder(redis).keyPrefix("t:").build();
-                Deferrals deferrals = Deferrals.builder(redis, "deferred").build()) {
+                Deferrals deferrals = Deferrals.builder(redis, "deferred")
+                        .mode(DeferMode.ORDERED)
+                        .build()) {
             assertThatThrownBy(() -> ConflictAwareHandler.builder("h\uD800", Tagged.class, locks))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("handler name \"h\\uD800\"")
@@ -216,7 +223,7 @@ final class DeferNamesIT {
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("1 to 400 bytes");
             assertThat(runs).isEmpty();
-            assertThatThrownBy(() -> Deferrals.builder(redis, "q\uD800"))
+            assertThatThrownBy(() -> Deferrals.builder(redis, "q\uD800").mode(DeferMode.ORDERED))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("queue name");
         }

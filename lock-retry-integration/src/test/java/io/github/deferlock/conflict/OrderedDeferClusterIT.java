@@ -34,8 +34,9 @@ final class OrderedDeferClusterIT {
                 RedisLocks locks = RedisLocks.builder(redis).keyPrefix("o:").build();
                 RedisLocks holder =
                         RedisLocks.builder(holderClient).keyPrefix("o:").build();
-                Deferrals deferrals =
-                        Deferrals.builder(redis, "ordered-cluster").build()) {
+                Deferrals deferrals = Deferrals.builder(redis, "ordered-cluster")
+                        .mode(DeferMode.ORDERED)
+                        .build()) {
             // one hot key per master, and 9 cold keys
             List<String> hot = new ArrayList<>();
             Set<String> hotMasters = new HashSet<>();

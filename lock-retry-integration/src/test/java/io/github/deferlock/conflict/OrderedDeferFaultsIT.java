@@ -76,9 +76,12 @@ final class OrderedDeferFaultsIT {
                         .keyPrefix("o:")
                         .defaultLease(Duration.ofSeconds(2))
                         .build();
-                Deferrals parkers =
-                        Deferrals.builder(redis, "outage").maxAttempts(1).build();
+                Deferrals parkers = Deferrals.builder(redis, "outage")
+                        .mode(DeferMode.ORDERED)
+                        .maxAttempts(1)
+                        .build();
                 Deferrals workers = Deferrals.builder(viaProxy, "outage")
+                        .mode(DeferMode.ORDERED)
                         .maxAttempts(1)
                         .visibilityTimeout(Duration.ofSeconds(2))
                         .drainWait(Duration.ofSeconds(2))
@@ -127,6 +130,7 @@ final class OrderedDeferFaultsIT {
     @Test
     void overflowDeadLetter_requeuedWhileStillFull_staysInTheQueue(RedisClient redis) {
         try (Deferrals deferrals = Deferrals.builder(redis, "requeue-full")
+                .mode(DeferMode.ORDERED)
                 .maxParked(1)
                 .maxAttempts(1)
                 .onParkedOverflow(ParkedOverflow.DEAD_LETTER)
@@ -157,6 +161,7 @@ final class OrderedDeferFaultsIT {
     @Test
     void carrierWhoseFirstDeliveryFailed_stillGoesToTheDeadLetters_andDoesNotRun(RedisClient redis) {
         try (Deferrals deferrals = Deferrals.builder(redis, "carrier-retry")
+                .mode(DeferMode.ORDERED)
                 .maxParked(1)
                 .maxAttempts(3)
                 .onParkedOverflow(ParkedOverflow.DEAD_LETTER)
@@ -197,10 +202,12 @@ final class OrderedDeferFaultsIT {
     void parkedHeadOfAnUnknownHandler_isDeadLetteredAfterItsAttempts_andTheKeyGoesOn(RedisClient redis) {
         List<String> ran = new CopyOnWriteArrayList<>();
         try (Deferrals parkers = Deferrals.builder(redis, "unknown")
+                        .mode(DeferMode.ORDERED)
                         .maxAttempts(2)
                         .backoff(Backoff.fixed(Duration.ofMillis(50)))
                         .build();
                 Deferrals workers = Deferrals.builder(redis, "unknown")
+                        .mode(DeferMode.ORDERED)
                         .maxAttempts(2)
                         .backoff(Backoff.fixed(Duration.ofMillis(50)))
                         .drainWait(Duration.ofSeconds(2))

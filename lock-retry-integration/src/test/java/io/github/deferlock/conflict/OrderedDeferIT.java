@@ -88,6 +88,7 @@ final class OrderedDeferIT {
     /** The crash test's deferrals: a 2 s visibility timeout and drain wait, so recovery is quick. */
     static Deferrals deferralsOf(RedisClient redis, String queue) {
         return Deferrals.builder(redis, queue)
+                .mode(DeferMode.ORDERED)
                 .visibilityTimeout(Duration.ofSeconds(2))
                 .drainWait(Duration.ofSeconds(2))
                 .build();
@@ -141,7 +142,9 @@ final class OrderedDeferIT {
         int perKey = 30;
         Map<String, List<Integer>> ran = new ConcurrentHashMap<>();
         Deferred deferred = new Deferred();
-        try (Deferrals deferrals = Deferrals.builder(redis, "ordered").build();
+        try (Deferrals deferrals = Deferrals.builder(redis, "ordered")
+                        .mode(DeferMode.ORDERED)
+                        .build();
                 JvmProcess other = JvmProcess.start(
                         HolderMain.class, Integer.toString(server.port()), "3000", "k:0", "k:1", "k:2")) {
             ConflictAwareHandler<Msg> handler = seqHandler(
@@ -200,7 +203,8 @@ final class OrderedDeferIT {
     @Test
     void newMessage_whileWorkIsParked_parksBehindIt_evenWhenTheKeyIsFree(RedisClient redis) {
         List<String> ran = new CopyOnWriteArrayList<>();
-        try (Deferrals deferrals = Deferrals.builder(redis, "behind").build()) {
+        try (Deferrals deferrals =
+                Deferrals.builder(redis, "behind").mode(DeferMode.ORDERED).build()) {
             ConflictAwareHandler<Msg> handler =
                     seqHandler("seq", deferrals, m -> ran.add(m.id()), new ConflictListener() {});
             LockLease hold = holder.get("k:7").acquire(Duration.ZERO, LONG);
@@ -224,7 +228,8 @@ final class OrderedDeferIT {
     @Test
     void redeliveredMessage_isParkedOnce_andRunsOnce(RedisClient redis) {
         List<String> ran = new CopyOnWriteArrayList<>();
-        try (Deferrals deferrals = Deferrals.builder(redis, "redelivered").build()) {
+        try (Deferrals deferrals =
+                Deferrals.builder(redis, "redelivered").mode(DeferMode.ORDERED).build()) {
             ConflictAwareHandler<Msg> handler =
                     seqHandler("seq", deferrals, m -> ran.add(m.id()), new ConflictListener() {});
             LockLease hold = holder.get("k:4").acquire(Duration.ZERO, LONG);
@@ -276,8 +281,10 @@ final class OrderedDeferIT {
 
     @Test
     void capOverflow_throwsByDefault_andNothingIsStored(RedisClient redis) {
-        try (Deferrals deferrals =
-                Deferrals.builder(redis, "capped").maxParked(3).build()) {
+        try (Deferrals deferrals = Deferrals.builder(redis, "capped")
+                .mode(DeferMode.ORDERED)
+                .maxParked(3)
+                .build()) {
             ConflictAwareHandler<Msg> handler = seqHandler("seq", deferrals, m -> {}, new ConflictListener() {});
             LockLease hold = holder.get("k:1").acquire(Duration.ZERO, LONG);
             for (int i = 0; i < 3; i++) {
@@ -297,6 +304,7 @@ final class OrderedDeferIT {
     @Test
     void capOverflow_withDeadLetter_storesTheMessageAsADeadLetterWithItsReason(RedisClient redis) {
         try (Deferrals deferrals = Deferrals.builder(redis, "capped-dl")
+                .mode(DeferMode.ORDERED)
                 .maxParked(2)
                 .onParkedOverflow(ParkedOverflow.DEAD_LETTER)
                 .drainWait(Duration.ofMillis(200))
@@ -324,6 +332,7 @@ final class OrderedDeferIT {
         AtomicInteger poisonRuns = new AtomicInteger();
         List<String> ran = new CopyOnWriteArrayList<>();
         try (Deferrals deferrals = Deferrals.builder(redis, "poison")
+                .mode(DeferMode.ORDERED)
                 .maxAttempts(3)
                 .backoff(Backoff.fixed(Duration.ofMillis(50)))
                 .build()) {
