@@ -135,6 +135,11 @@ public final class DeferlockLockProvider implements ExtensibleLockProvider {
         public void unlock() {
             spend("unlock");
             Duration keep = Duration.between(ClockProvider.now(), atLeastUntil);
+            if (keep.toMillis() < 1) {
+                // under a millisecond left (ShedLock's clock may be coarser than the configuration's instants):
+                // a plain release, not a key kept for a rounded-up 1 ms
+                keep = Duration.ZERO;
+            }
             try {
                 lease.releaseAfter(keep);
             } catch (LockLostException e) {
