@@ -33,6 +33,13 @@ final class ReplicatedCallIT {
             await().atMost(Duration.ofSeconds(30))
                     .until(() -> p.info("replication").contains("state=online")
                             && r.info("replication").contains("master_link_status:up"));
+            // online is not yet acknowledging: ready once the replica acknowledges a write (a test asserting
+            // WAIT's count saw 0 of 1 once, on Valkey, right after start)
+            await().atMost(Duration.ofSeconds(30)).until(() -> {
+                p.set("ready", "1");
+                return p.waitReplicas(1, 500) >= 1;
+            });
+            p.del("ready");
         }
     }
 
