@@ -200,7 +200,8 @@ final class Settler<T> {
 
     void refused(Job<T> job, String what) {
         LOG.warn(
-                "queue '{}': {} of job {} refused: its visibility timeout expired and it will be or was redelivered",
+                "queue '{}': {} of job {} refused: the job changed since this claim (its visibility timeout expired and it"
+                        + " will be or was redelivered, or it was cancelled)",
                 calls.name(),
                 what,
                 job.id());

@@ -1,5 +1,6 @@
 package io.github.deferlock.demo;
 
+import io.github.deferlock.conflict.DeferMode;
 import io.github.deferlock.conflict.OnConflict;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,6 +18,7 @@ record Options(
         int rate,
         List<OnConflict> strategies,
         String source,
+        DeferMode deferMode,
         boolean help) {
 
     static final String USAGE = """
@@ -40,6 +42,9 @@ record Options(
                                    kafka (a topic read by a TopicConsumer; starts a Kafka broker
                                    in-process) or rabbit (a queue read by a RabbitConsumer; starts
                                    an AMQP 0-9-1 broker, Apache Qpid Broker-J, in-process)
+              --defer-mode MODE    ordered (default: a deferred event waits behind its order and
+                                   runs right after the release, in the order's sequence) or timed
+                                   (the retry loop: tried again after a backoff)
               -h, --help           print this help
 
             THROW puts a conflicting event back at the end of the source (a user retry);
@@ -59,6 +64,7 @@ record Options(
         int rate = 800;
         List<OnConflict> strategies = List.of(OnConflict.THROW, OnConflict.SLEEP_RETRY, OnConflict.DEFER);
         String source = "queue";
+        DeferMode deferMode = DeferMode.ORDERED;
         boolean help = false;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
@@ -74,6 +80,7 @@ record Options(
                 case "--rate" -> rate = intValue(args, ++i, a, 1, 1_000_000);
                 case "--strategies" -> strategies = strategies(value(args, ++i, a));
                 case "--source" -> source = source(value(args, ++i, a));
+                case "--defer-mode" -> deferMode = deferMode(value(args, ++i, a));
                 default -> throw new IllegalArgumentException("unknown option '" + a + "'");
             }
         }
@@ -86,7 +93,16 @@ record Options(
         if (redis != null && !redis.startsWith("redis://") && !redis.startsWith("rediss://")) {
             throw new IllegalArgumentException("--redis must be a redis:// or rediss:// URI, not '" + redis + "'");
         }
-        return new Options(redis, events, orders, hot, hotShare, workers, handleMs, rate, strategies, source, help);
+        return new Options(
+                redis, events, orders, hot, hotShare, workers, handleMs, rate, strategies, source, deferMode, help);
+    }
+
+    private static DeferMode deferMode(String v) {
+        return switch (v.toLowerCase(Locale.ROOT)) {
+            case "ordered" -> DeferMode.ORDERED;
+            case "timed" -> DeferMode.TIMED;
+            default -> throw new IllegalArgumentException("--defer-mode must be ordered or timed, not '" + v + "'");
+        };
     }
 
     private static String value(String[] args, int i, String option) {

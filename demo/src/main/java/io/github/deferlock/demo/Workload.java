@@ -95,6 +95,7 @@ final class Workload {
                         .backoff(Backoff.exponential(Duration.ofMillis(5), Duration.ofMillis(200), 2.0)
                                 .withJitter(0.2))
                         .maxDeferrals(50)
+                        .mode(options.deferMode())
                         .build()) {
             ConflictAwareHandler<OrderEvent> handler = ConflictAwareHandler.builder(
                             "order-events", OrderEvent.class, locks)

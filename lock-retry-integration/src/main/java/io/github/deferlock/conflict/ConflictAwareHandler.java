@@ -376,7 +376,9 @@ public final class ConflictAwareHandler<M> {
             // before the first wait, look without the lock; after a run, the look with the lock held says it
             if (n == 0) {
                 Parking.DrainStep first = parking.drainStep(token, lease);
-                if (first == Parking.DrainStep.EMPTY_NO_DRAINER) {
+                if (first == Parking.DrainStep.EMPTY_NO_DRAINER || first == Parking.DrainStep.OTHER_DRAINER) {
+                    // this token's park.lua may not have run yet: it can still make this token the drainer
+                    // (when the other drainer ends first), so the token stays until its parker cancels it
                     awaitParking(job, t, lease);
                     return;
                 }
@@ -411,10 +413,14 @@ public final class ConflictAwareHandler<M> {
     }
 
     /**
-     * A drain token that finds nothing parked and no drainer ran before its parker's park.lua (the token is
-     * enqueued first), or its parker died between the two. It looks again after a delay growing with its age
-     * (10 ms to 1 s), and ends once it is a drainer lease old: a parker that died before parking left nothing to
-     * drain, and its caller, which got no answer, still has the message.
+     * A drain token that is not its key's drainer at its first look (nothing parked and no drainer, or another
+     * token drains the key) may have run before its parker's park.lua (the token is enqueued first), and that
+     * park.lua can still make it the drainer: when the other drainer finished the key in between, a token that
+     * ended here would leave the key's parked messages with a drainer that nobody runs (the stall the demo met
+     * with a RabbitMQ source). So it looks again after a delay growing with its age (10 ms to 1 s) until its
+     * parker cancels it (park.lua named another drainer), it becomes the drainer, or it is a drainer lease old:
+     * a parker that died before parking left nothing to drain, and its caller, which got no answer, still has
+     * the message.
      */
     private void awaitParking(Job<DeferredMessage> job, DeferredMessage t, long leaseMillis) {
         long age = Math.max(0, System.currentTimeMillis() - t.firstConflict().toEpochMilli());

@@ -82,7 +82,7 @@ public final class Deferrals implements AutoCloseable {
         this.maxDeferrals = Require.orDefault(b.maxDeferrals, 20);
         this.doneTtl = Require.orDefault(b.doneTtl, Duration.ofDays(1));
         this.allowEvictionPolicy = Require.orDefault(b.allowEvictionPolicy, false);
-        this.mode = Require.orDefault(b.mode, DeferMode.TIMED);
+        this.mode = Require.orDefault(b.mode, DeferMode.ORDERED);
         this.maxParked = Require.orDefault(b.maxParked, 10_000);
         this.parkedOverflow = Require.orDefault(b.parkedOverflow, ParkedOverflow.THROW);
         this.drainWait = Require.orDefault(b.drainWait, Duration.ofSeconds(10));
