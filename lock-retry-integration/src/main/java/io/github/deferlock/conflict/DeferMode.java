@@ -3,8 +3,7 @@ package io.github.deferlock.conflict;
 /**
  * How {@link OnConflict#DEFER} waits for a taken lock ({@link Deferrals.Builder#mode}). Immutable.
  *
- * <p>{@link #ORDERED} (opt-in in this release: {@link #TIMED} stays the default until a stall seen with many hot keys,
- * concurrent delivery of a key and a 2-thread deferral worker is fixed) parks the message behind its key: it runs after the release that frees the
+ * <p>{@link #ORDERED} (the default) parks the message behind its key: it runs after the release that frees the
  * key, in the key's arrival order, and a new message for a key with parked work parks behind it. {@link #TIMED}
  * stores it with a backoff delay and tries again when it comes due, deferring it again while the key is still
  * taken: messages of one key may then run in any order, a hot key costs a Redis write and a lock attempt per

@@ -31,7 +31,7 @@ import redis.clients.jedis.exceptions.JedisException;
  * {@link ConflictAwareHandler} of the same name, under the same lock. Any process that builds handlers with the
  * same names over the same queue can run the deferred messages of the others.
  *
- * <p>{@link DeferMode#ORDERED} (opt-in in this release; {@link DeferMode#TIMED} is the default): a message is parked behind its key, in a FIFO beside the lock;
+ * <p>{@link DeferMode#ORDERED} (the default): a message is parked behind its key, in a FIFO beside the lock;
  * new messages of a key with parked work park behind it; a worker thread waits for the key as the lock's
  * waiters do and runs the parked messages right after the release, in order ({@link #maxParked()}, {@link
  * #parkedOverflow()}, {@link #drainWait()}). The {@link DelayQueue} holds the drain tokens that say which keys
@@ -142,7 +142,7 @@ public final class Deferrals implements AutoCloseable {
         return maxDeferrals;
     }
 
-    /** How DEFER waits for a taken lock (default {@link DeferMode#TIMED}). */
+    /** How DEFER waits for a taken lock (default {@link DeferMode#ORDERED}). */
     public DeferMode mode() {
         return mode;
     }
@@ -472,7 +472,7 @@ public final class Deferrals implements AutoCloseable {
         }
 
         /**
-         * How DEFER waits for a taken lock (default {@link DeferMode#TIMED}, the retry loop; {@link DeferMode#ORDERED}: parked behind the key, run after its
+         * How DEFER waits for a taken lock (default {@link DeferMode#ORDERED}: parked behind the key, run after its
          * release in the key's order; {@link DeferMode#TIMED}: retried after the backoff, no order).
          */
         public Builder mode(DeferMode m) {

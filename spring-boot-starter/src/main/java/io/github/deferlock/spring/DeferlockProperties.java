@@ -239,9 +239,9 @@ public class DeferlockProperties {
          * How a deferred call waits: {@code ordered} parks it behind its key and runs it after the release, in the
          * key's order; {@code timed} retries it after the backoff (docs/strategies.md).
          */
-        private DeferMode mode = DeferMode.TIMED;
+        private DeferMode mode = DeferMode.ORDERED;
 
-        /** The DEFER mode (default {@code timed}). */
+        /** The DEFER mode (default {@code ordered}). */
         public DeferMode getMode() {
             return mode;
         }
