@@ -6,6 +6,7 @@ import io.github.deferlock.conflict.ConflictAwareHandler;
 import io.github.deferlock.delay.Backoff;
 import io.github.deferlock.redis.internal.Require;
 import java.time.Duration;
+import java.util.function.Function;
 
 /**
  * The settings every conflict-aware consumer has, whatever its broker; each adapter's builder extends it with its
@@ -42,6 +43,7 @@ public abstract class ConsumerBuilder<M, L extends ConsumerListener, B extends C
     private Backoff retryBackoff;
     private final L noListener;
     private L listener;
+    private Function<? super M, String> orderKey;
 
     /**
      * A builder for messages of {@code type} or {@code typeRef} (exactly one is given) handed to {@code handler};
@@ -115,6 +117,21 @@ public abstract class ConsumerBuilder<M, L extends ConsumerListener, B extends C
     }
 
     /**
+     * Keeps the order of each key: messages whose {@code key} is equal run one at a time, in the order the broker
+     * delivered them, while messages of different keys run in parallel on the {@link #concurrency(int) handler
+     * threads} (keys share a thread by hash). Pass the handler's own key function (the lock key) so that the
+     * messages of one lock run in order. A message waiting for its retry or for Redis holds back the later
+     * messages of its key (and of the keys sharing its thread). Order holds within one consumer; several
+     * consumers of one queue or group split a key's messages between them (see the adapter's docs). Default: no
+     * per-key order, any free thread takes the next message (Kafka always orders by the record key and refuses
+     * this setting).
+     */
+    public B orderKey(Function<? super M, String> key) {
+        orderKey = Require.setOnce("orderKey", orderKey, key);
+        return self();
+    }
+
+    /**
      * The shared settings as they stand, with defaults for those not set; the adapter's {@code build()} reads them.
      *
      * @throws UnsupportedOperationException when virtual threads were asked for and this Java is older than 21
@@ -132,6 +149,7 @@ public abstract class ConsumerBuilder<M, L extends ConsumerListener, B extends C
                 Require.orDefault(virtualThreads, false),
                 Require.orDefault(maxAttempts, 5),
                 Require.orDefault(retryBackoff, DEFAULT_RETRY_BACKOFF),
-                Require.orDefault(listener, noListener));
+                Require.orDefault(listener, noListener),
+                orderKey);
     }
 }

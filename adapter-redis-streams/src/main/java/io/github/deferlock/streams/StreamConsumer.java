@@ -7,8 +7,8 @@ import io.github.deferlock.consumer.ConsumerBuilder;
 import io.github.deferlock.consumer.ConsumerSettings;
 import io.github.deferlock.consumer.internal.DeliveryRunner;
 import io.github.deferlock.consumer.internal.GuardedListener;
+import io.github.deferlock.consumer.internal.HandlerLanes;
 import io.github.deferlock.consumer.internal.PayloadReader;
-import io.github.deferlock.redis.internal.HandlerThreads;
 import io.github.deferlock.redis.internal.Require;
 import io.github.deferlock.streams.internal.StreamGroup;
 import io.github.deferlock.streams.internal.StreamGroup.Delivery;
@@ -16,7 +16,6 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -47,7 +46,11 @@ import redis.clients.jedis.resps.StreamEntry;
  *
  * <p><b>How it reads.</b> One reader thread fills N handler threads (platform or virtual): it asks for as many
  * entries as there are free threads (at most {@code batchSize}) with {@code XREADGROUP … COUNT n BLOCK b}, so no
- * entry waits in a local buffer. At start it first reads this consumer's own pending entries (left by an earlier
+ * entry waits in a local buffer. With an {@link ConsumerBuilder#orderKey orderKey} it reads up to {@value
+ * #READ_AHEAD} entries per thread ahead and queues each on the lane of its key: the entries of one key run one at
+ * a time in stream order (a retry waits in place and holds back the later entries of its key), different keys in
+ * parallel. That order holds within one consumer: the group splits a key's entries between its consumers, and
+ * entries reclaimed from a dead consumer run after newer ones. At start it first reads this consumer's own pending entries (left by an earlier
  * run under the same {@link Builder#consumerName(String) name}). Every {@code claimInterval} it takes over
  * entries pending longer than {@code claimIdle} in any consumer of the group with {@code XAUTOCLAIM}: those of
  * dead consumers. {@code claimIdle} must therefore exceed the longest handler run (retries and Redis waits
@@ -105,6 +108,8 @@ public final class StreamConsumer<M> extends AbstractConsumer<StreamConsumer<M>>
     private static final long MIN_BACKOFF_MILLIS = 100;
     private static final long MAX_BACKOFF_MILLIS = 2_000;
     private static final AtomicInteger SERIAL = new AtomicInteger();
+    /** With an {@code orderKey}: how many entries per handler thread may wait or run. */
+    static final int READ_AHEAD = 4;
 
     private final UnifiedJedis redis;
     private final String stream;
@@ -120,7 +125,8 @@ public final class StreamConsumer<M> extends AbstractConsumer<StreamConsumer<M>>
     private final long deleteIdleMillis;
     private final String deadLetterStream;
     private final GuardedListener<StreamListener> listener;
-    private final ExecutorService executor;
+    private final String threadName;
+    private HandlerLanes<Work<M>> handlers;
     private final Thread reader0;
     private final Semaphore free;
     private final StreamGroup calls;
@@ -150,11 +156,11 @@ public final class StreamConsumer<M> extends AbstractConsumer<StreamConsumer<M>>
         Duration idle = Require.orDefault(b.deleteIdle, Duration.ofHours(1));
         this.deleteIdleMillis = idle.isZero() ? -1 : idle.toMillis();
         this.deadLetterStream = Require.orDefault(b.deadLetterStream, stream + ":dead");
-        this.free = new Semaphore(concurrency);
+        // with per-key order, read ahead so that other keys keep the threads busy behind a key's queue
+        this.free = new Semaphore(settings.orderKey() == null ? concurrency : READ_AHEAD * concurrency);
         this.calls = new StreamGroup(redis, stream, group, consumer);
-        String base = "deferlock-stream-" + stream + "-" + SERIAL.incrementAndGet();
-        this.executor = HandlerThreads.create(base, concurrency, settings.virtualThreads());
-        this.reader0 = new Thread(this::readLoop, base + "-reader");
+        this.threadName = "deferlock-stream-" + stream + "-" + SERIAL.incrementAndGet();
+        this.reader0 = new Thread(this::readLoop, threadName + "-reader");
         this.reader0.setDaemon(true);
     }
 
@@ -195,11 +201,13 @@ public final class StreamConsumer<M> extends AbstractConsumer<StreamConsumer<M>>
         } catch (RuntimeException e) {
             LOG.warn("stream '{}': cannot create group '{}' yet, the reader retries: {}", stream, group, e.toString());
         }
+        handlers = new HandlerLanes<>(
+                threadName, settings, settings.orderKey() != null, this::isRunning, this::run, w -> free.release());
         reader0.start();
     }
 
     /**
-     * Stops reading (the read in progress ends within the block timeout; entries it returns are still run),
+     * Stops reading (the read in progress ends within the block timeout; entries not started stay pending),
      * waits for running handlers to finish and be acknowledged, then interrupts those still running. Entries not
      * acknowledged stay pending in the group and are delivered again: at the next start under the same consumer
      * name, or to another consumer after {@code claimIdle}. A consumer left with no pending entry is deleted from
@@ -207,31 +215,19 @@ public final class StreamConsumer<M> extends AbstractConsumer<StreamConsumer<M>>
      */
     @Override
     protected boolean doClose(long deadline) {
-        boolean interrupted = false;
-        try {
-            if (wasStarted()) {
-                reader0.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-            }
-            executor.shutdown();
-            long left = deadline - System.nanoTime();
-            if (left > 0 && executor.awaitTermination(left, TimeUnit.NANOSECONDS)) {
-                if (wasStarted()) {
-                    calls.deleteConsumers(deleteIdleMillis, true);
-                }
-                return true;
-            }
-            executor.shutdownNow();
-            executor.awaitTermination(5, TimeUnit.SECONDS);
-            return false;
-        } catch (InterruptedException e) {
-            interrupted = true;
-            executor.shutdownNow();
-            return false;
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+        if (!wasStarted()) {
+            return true;
         }
+        try {
+            reader0.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        boolean drained = handlers.stop(deadline);
+        if (drained) {
+            calls.deleteConsumers(deleteIdleMillis, true);
+        }
+        return drained;
     }
 
     private void readLoop() {
@@ -276,7 +272,8 @@ public final class StreamConsumer<M> extends AbstractConsumer<StreamConsumer<M>>
                     got = calls.read(permits, StreamEntryID.XREADGROUP_UNDELIVERED_ENTRY, blockMillis);
                 }
                 for (Delivery d : got) {
-                    executor.execute(() -> run(d));
+                    Work<M> w = prepare(d);
+                    handlers.submit(w.lane(), w);
                     started++;
                 }
                 backoff = 0;
@@ -344,32 +341,51 @@ public final class StreamConsumer<M> extends AbstractConsumer<StreamConsumer<M>>
         }
     }
 
-    private void run(Delivery d) {
-        StreamEntry entry = d.entry();
-        String id = entry.getID().toString();
+    /**
+     * One entry for a handler thread, read on the reader thread so that its order key gives its lane: the decoded
+     * message, or why the entry goes to the dead letters at once ({@code poison}), or neither when it was trimmed.
+     */
+    private record Work<M>(Delivery delivery, String payload, M message, String poison, int lane) {}
+
+    private Work<M> prepare(Delivery d) {
+        Map<String, String> fields = d.entry().getFields();
+        if (fields == null) {
+            return new Work<>(d, null, null, null, 0); // deleted from the stream (trimmed) while pending
+        }
+        String payload = fields.get(PAYLOAD_FIELD);
+        if (payload == null) {
+            String why = "the entry has no '" + PAYLOAD_FIELD + "' field; fields: " + fields.keySet();
+            return new Work<>(d, null, null, why, 0);
+        }
+        PayloadReader.Decoded<M> decoded = payloads.read(payload);
+        if (decoded.poison() != null) {
+            return new Work<>(d, payload, null, decoded.poison(), 0);
+        }
         try {
-            Map<String, String> fields = entry.getFields();
-            if (fields == null) {
-                // deleted from the stream (trimmed) while pending: nothing to run
-                ack(entry.getID());
+            return new Work<>(d, payload, decoded.message(), null, settings.laneOf(decoded.message()));
+        } catch (RuntimeException e) { // the order key function failed: the entry cannot be placed in order
+            return new Work<>(d, payload, null, "the orderKey function failed: " + e, 0);
+        }
+    }
+
+    private void run(Work<M> w) {
+        Delivery d = w.delivery();
+        StreamEntryID id = d.entry().getID();
+        try {
+            if (w.poison() != null) {
+                deadLetter(d, w.payload(), w.poison());
                 return;
             }
-            String payload = fields.get(PAYLOAD_FIELD);
-            if (payload == null) {
-                deadLetter(d, null, "the entry has no '" + PAYLOAD_FIELD + "' field; fields: " + fields.keySet());
-                return;
-            }
-            PayloadReader.Decoded<M> decoded = payloads.read(payload);
-            if (decoded.poison() != null) {
-                deadLetter(d, payload, decoded.poison());
+            if (w.message() == null) {
+                ack(id); // trimmed while pending: nothing to run
                 return;
             }
             int attempt = (int) Math.min(Integer.MAX_VALUE, d.deliveries());
-            DeliveryRunner.Result r = runner.run(decoded.message(), id, attempt, this::isRunning);
+            DeliveryRunner.Result r = runner.run(w.message(), id.toString(), attempt, this::isRunning);
             if (r instanceof DeliveryRunner.Result.Handled) {
-                ack(entry.getID());
+                ack(id);
             } else if (r instanceof DeliveryRunner.Result.DeadLetter dl) {
-                deadLetter(d, payload, dl.reason());
+                deadLetter(d, w.payload(), dl.reason());
             } // Abandoned: closing; the entry stays pending and comes back
         } catch (RuntimeException e) {
             // Redis failed while acknowledging or dead-lettering: the entry stays pending and comes back
