@@ -1,15 +1,17 @@
 package io.github.deferlock.testing;
 
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Watches a consumer's handler runs for per-key order and cross-key parallelism: a handler calls {@link #begin}
  * when it starts on a message (key, sequence number of the message within its key) and {@link #end} when it
  * returns or throws. Counts <em>inversions</em> (a run of a message whose key already ran a later one: a retry of
  * the same message is no inversion), <em>key overlaps</em> (a run that began while another run of its key was
- * on), the most runs at once, and how many runs began while a run of another key was on. Threadsafe: guarded by
- * this object's monitor.
+ * on), the most runs at once, and how many runs began while a run of another key was on. {@link #handle} is a
+ * ready-made handler body. Threadsafe: guarded by this object's monitor.
  */
 public final class KeyOrderProbe {
     private final Map<String, Integer> highest = new HashMap<>();
@@ -20,6 +22,40 @@ public final class KeyOrderProbe {
     private long overlappedRuns;
     private long inversions;
     private long keyOverlaps;
+    private final Set<String> completed = new HashSet<>();
+    private final Set<String> failedFirst = new HashSet<>();
+
+    /**
+     * A handler body for the message {@code id}, written {@code <key>-<seq>} (the key, and the message's number
+     * within its key): works {@code workMillis}, throws an {@link IllegalStateException} on its first run when
+     * {@code failFirstRun}, and completes otherwise.
+     */
+    public void handle(String id, long workMillis, boolean failFirstRun) throws InterruptedException {
+        int dash = id.lastIndexOf('-');
+        String key = id.substring(0, dash);
+        begin(key, Integer.parseInt(id.substring(dash + 1)));
+        try {
+            Thread.sleep(workMillis);
+            synchronized (this) {
+                if (failFirstRun && failedFirst.add(id)) {
+                    throw new IllegalStateException("the first run of " + id + " fails");
+                }
+                completed.add(id);
+            }
+        } finally {
+            end(key);
+        }
+    }
+
+    /** Messages whose {@link #handle} completed. */
+    public synchronized int completed() {
+        return completed.size();
+    }
+
+    /** Messages whose first {@link #handle} failed as asked. */
+    public synchronized int failedFirstRuns() {
+        return failedFirst.size();
+    }
 
     /** A run of message {@code seq} of {@code key} begins. */
     public synchronized void begin(String key, int seq) {
