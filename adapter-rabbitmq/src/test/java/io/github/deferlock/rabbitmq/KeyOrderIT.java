@@ -39,7 +39,7 @@ final class KeyOrderIT {
                     .handler(o -> probe.handle(o.id(), 2, o.id().matches("k(0|25|50|75)-3")))
                     .onConflict(OnConflict.THROW)
                     .build();
-            ch.queueDeclare("ordered", true, false, false, null);
+            ch.queueDeclare("ordered", false, false, false, null); // not durable: the broker stores nothing
             RabbitProducer producer = new RabbitProducer(ch, "ordered");
             for (int seq = 0; seq < PER_KEY; seq++) {
                 for (int k = 0; k < KEYS; k++) {
@@ -51,6 +51,7 @@ final class KeyOrderIT {
                     .concurrency(8)
                     .orderKey(o -> "order:" + o.key())
                     .retryBackoff(Backoff.fixed(Duration.ofSeconds(1)))
+                    .declareQueues(false)
                     .build()
                     .start()) {
                 await().atMost(Duration.ofSeconds(120))
