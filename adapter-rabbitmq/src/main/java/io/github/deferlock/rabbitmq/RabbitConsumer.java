@@ -10,9 +10,8 @@ import com.rabbitmq.client.Envelope;
 import io.github.deferlock.conflict.ConflictAwareHandler;
 import io.github.deferlock.consumer.AbstractConsumer;
 import io.github.deferlock.consumer.ConsumerBuilder;
-import io.github.deferlock.consumer.ConsumerSettings;
+import io.github.deferlock.consumer.internal.ConsumerCore;
 import io.github.deferlock.consumer.internal.DeliveryRunner;
-import io.github.deferlock.consumer.internal.GuardedListener;
 import io.github.deferlock.consumer.internal.HandlerLanes;
 import io.github.deferlock.consumer.internal.PayloadReader;
 import io.github.deferlock.redis.internal.Require;
@@ -91,12 +90,9 @@ public final class RabbitConsumer<M> extends AbstractConsumer<RabbitConsumer<M>>
 
     private static final AtomicInteger SERIAL = new AtomicInteger();
 
+    private final ConsumerCore<M, RabbitListener> core;
     private final ConnectionFactory factory;
     private final String queue;
-    private final ConsumerSettings<M, RabbitListener> settings;
-    private final PayloadReader<M> reader;
-    private final DeliveryRunner<M> runner;
-    private final GuardedListener<RabbitListener> listener;
     private final int prefetch;
     private final String deadLetterQueue;
     private final boolean declare;
@@ -111,10 +107,7 @@ public final class RabbitConsumer<M> extends AbstractConsumer<RabbitConsumer<M>>
         super("consumer of queue '" + b.queue + "'");
         this.factory = b.factory;
         this.queue = b.queue;
-        this.settings = b.settings();
-        this.reader = new PayloadReader<>(settings.reader());
-        this.listener = new GuardedListener<>(settings.listener());
-        this.runner = new DeliveryRunner<>(settings, listener, "queue '" + queue + "'");
+        this.core = ConsumerCore.of(b.settings(), "queue '" + queue + "'");
         this.prefetch = Require.orDefault(b.prefetch, 10);
         this.deadLetterQueue = Require.orDefault(b.deadLetterQueue, queue + ".dead");
         this.declare = Require.orDefault(b.declare, true);
@@ -155,7 +148,7 @@ public final class RabbitConsumer<M> extends AbstractConsumer<RabbitConsumer<M>>
                             + " broker restart",
                     queue);
         }
-        handlers = new HandlerLanes<>(name, settings, settings.orderKey() != null, this::isRunning, this::run, w -> {});
+        handlers = new HandlerLanes<>(name, core.settings(), this::isRunning, this::run, w -> {});
         try {
             connection = factory.newConnection(name);
             publisher = connection.createChannel();
@@ -165,7 +158,8 @@ public final class RabbitConsumer<M> extends AbstractConsumer<RabbitConsumer<M>>
             }
             publisher.confirmSelect();
             channel = connection.createChannel();
-            channel.basicQos((int) Math.min(65_535L, (long) prefetch * settings.concurrency()));
+            channel.basicQos(
+                    (int) Math.min(65_535L, (long) prefetch * core.settings().concurrency()));
             consumerTag = channel.basicConsume(queue, false, new Delivery(channel));
         } catch (IOException | TimeoutException e) {
             closeQuietly();
@@ -224,12 +218,12 @@ public final class RabbitConsumer<M> extends AbstractConsumer<RabbitConsumer<M>>
             if (!isRunning()) {
                 return; // closing: left unacknowledged, the broker gives it to another consumer
             }
-            PayloadReader.Decoded<M> decoded = reader.read(body);
+            PayloadReader.Decoded<M> decoded = core.payloads().read(body);
             int lane = 0;
             String poison = decoded.poison();
             if (poison == null) {
                 try {
-                    lane = settings.laneOf(decoded.message());
+                    lane = core.settings().laneOf(decoded.message());
                 } catch (RuntimeException e) { // the message cannot be placed in its key's order
                     poison = "the orderKey function failed: " + e;
                 }
@@ -247,10 +241,10 @@ public final class RabbitConsumer<M> extends AbstractConsumer<RabbitConsumer<M>>
             int attempt = attemptOf(w.props());
             DeliveryRunner.Result r = w.poison() != null
                     ? new DeliveryRunner.Result.DeadLetter(w.poison())
-                    : runner.run(w.message(), id, attempt, this::isRunning);
+                    : core.runner().run(w.message(), id, attempt, this::isRunning);
             if (r instanceof DeliveryRunner.Result.Handled) {
                 w.ch().basicAck(tag, false);
-                listener.acked(id);
+                core.listener().acked(id);
             } else if (r instanceof DeliveryRunner.Result.DeadLetter d) {
                 deadLetter(w, id, attempt, d.reason());
             } // Abandoned: closing; left unacknowledged, the broker delivers it again
@@ -279,7 +273,7 @@ public final class RabbitConsumer<M> extends AbstractConsumer<RabbitConsumer<M>>
         republish(deadLetterQueue, w.props(), w.body(), attempt, reason);
         w.ch().basicAck(w.envelope().getDeliveryTag(), false);
         LOG.warn("queue '{}': message {} dead-lettered to '{}': {}", queue, id, deadLetterQueue, reason);
-        listener.deadLettered(id, reason);
+        core.listener().deadLettered(id, reason);
     }
 
     /**
@@ -310,7 +304,8 @@ public final class RabbitConsumer<M> extends AbstractConsumer<RabbitConsumer<M>>
 
     @Override
     public String toString() {
-        return "RabbitConsumer[" + queue + ", concurrency=" + settings.concurrency() + ", prefetch=" + prefetch + "]";
+        return "RabbitConsumer[" + queue + ", concurrency=" + core.settings().concurrency() + ", prefetch=" + prefetch
+                + "]";
     }
 
     /**

@@ -4,9 +4,8 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import io.github.deferlock.conflict.ConflictAwareHandler;
 import io.github.deferlock.consumer.AbstractConsumer;
 import io.github.deferlock.consumer.ConsumerBuilder;
-import io.github.deferlock.consumer.ConsumerSettings;
+import io.github.deferlock.consumer.internal.ConsumerCore;
 import io.github.deferlock.consumer.internal.DeliveryRunner;
-import io.github.deferlock.consumer.internal.GuardedListener;
 import io.github.deferlock.consumer.internal.HandlerLanes;
 import io.github.deferlock.consumer.internal.PayloadReader;
 import io.github.deferlock.redis.internal.Require;
@@ -111,20 +110,17 @@ public final class StreamConsumer<M> extends AbstractConsumer<StreamConsumer<M>>
     /** With an {@code orderKey}: how many entries per handler thread may wait or run. */
     static final int READ_AHEAD = 4;
 
+    private final ConsumerCore<M, StreamListener> core;
     private final UnifiedJedis redis;
     private final String stream;
     private final String group;
     private final String consumer;
-    private final ConsumerSettings<M, StreamListener> settings;
-    private final PayloadReader<M> payloads;
-    private final DeliveryRunner<M> runner;
     private final int batchSize;
     private final int blockMillis;
     private final long claimIdleMillis;
     private final long claimIntervalNanos;
     private final long deleteIdleMillis;
     private final String deadLetterStream;
-    private final GuardedListener<StreamListener> listener;
     private final String threadName;
     private HandlerLanes<Work<M>> handlers;
     private final Thread reader0;
@@ -136,15 +132,12 @@ public final class StreamConsumer<M> extends AbstractConsumer<StreamConsumer<M>>
         this.redis = b.redis;
         this.stream = b.stream;
         this.group = b.group;
-        this.settings = b.settings();
-        this.payloads = new PayloadReader<>(settings.reader());
-        this.listener = new GuardedListener<>(settings.listener());
-        this.runner = new DeliveryRunner<>(settings, listener, "stream '" + stream + "'");
+        this.core = ConsumerCore.of(b.settings(), "stream '" + stream + "'");
         this.consumer = b.consumerName != null
                 ? b.consumerName
                 : "consumer-" + ProcessHandle.current().pid() + "-"
                         + Integer.toHexString(ThreadLocalRandom.current().nextInt(0x10000));
-        int concurrency = settings.concurrency();
+        int concurrency = core.settings().concurrency();
         this.batchSize = Require.orDefault(b.batchSize, Math.min(100, Math.max(10, concurrency)));
         this.blockMillis =
                 (int) Require.orDefault(b.block, Duration.ofMillis(500)).toMillis();
@@ -157,7 +150,7 @@ public final class StreamConsumer<M> extends AbstractConsumer<StreamConsumer<M>>
         this.deleteIdleMillis = idle.isZero() ? -1 : idle.toMillis();
         this.deadLetterStream = Require.orDefault(b.deadLetterStream, stream + ":dead");
         // with per-key order, read ahead so that other keys keep the threads busy behind a key's queue
-        this.free = new Semaphore(settings.orderKey() == null ? concurrency : READ_AHEAD * concurrency);
+        this.free = new Semaphore(core.settings().orderKey() == null ? concurrency : READ_AHEAD * concurrency);
         this.calls = new StreamGroup(redis, stream, group, consumer);
         this.threadName = "deferlock-stream-" + stream + "-" + SERIAL.incrementAndGet();
         this.reader0 = new Thread(this::readLoop, threadName + "-reader");
@@ -201,8 +194,7 @@ public final class StreamConsumer<M> extends AbstractConsumer<StreamConsumer<M>>
         } catch (RuntimeException e) {
             LOG.warn("stream '{}': cannot create group '{}' yet, the reader retries: {}", stream, group, e.toString());
         }
-        handlers = new HandlerLanes<>(
-                threadName, settings, settings.orderKey() != null, this::isRunning, this::run, w -> free.release());
+        handlers = new HandlerLanes<>(threadName, core.settings(), this::isRunning, this::run, w -> free.release());
         reader0.start();
     }
 
@@ -252,7 +244,7 @@ public final class StreamConsumer<M> extends AbstractConsumer<StreamConsumer<M>>
                     got = r.deliveries();
                     if (!got.isEmpty()) {
                         int n = got.size();
-                        listener.call(l -> l.onReclaimed(n));
+                        core.listener().call(l -> l.onReclaimed(n));
                     }
                     if (StreamGroup.START.equals(claimCursor) || got.isEmpty()) {
                         claimCursor = StreamGroup.START;
@@ -357,12 +349,13 @@ public final class StreamConsumer<M> extends AbstractConsumer<StreamConsumer<M>>
             String why = "the entry has no '" + PAYLOAD_FIELD + "' field; fields: " + fields.keySet();
             return new Work<>(d, null, null, why, 0);
         }
-        PayloadReader.Decoded<M> decoded = payloads.read(payload);
+        PayloadReader.Decoded<M> decoded = core.payloads().read(payload);
         if (decoded.poison() != null) {
             return new Work<>(d, payload, null, decoded.poison(), 0);
         }
         try {
-            return new Work<>(d, payload, decoded.message(), null, settings.laneOf(decoded.message()));
+            return new Work<>(
+                    d, payload, decoded.message(), null, core.settings().laneOf(decoded.message()));
         } catch (RuntimeException e) { // the order key function failed: the entry cannot be placed in order
             return new Work<>(d, payload, null, "the orderKey function failed: " + e, 0);
         }
@@ -381,7 +374,7 @@ public final class StreamConsumer<M> extends AbstractConsumer<StreamConsumer<M>>
                 return;
             }
             int attempt = (int) Math.min(Integer.MAX_VALUE, d.deliveries());
-            DeliveryRunner.Result r = runner.run(w.message(), id.toString(), attempt, this::isRunning);
+            DeliveryRunner.Result r = core.runner().run(w.message(), id.toString(), attempt, this::isRunning);
             if (r instanceof DeliveryRunner.Result.Handled) {
                 ack(id);
             } else if (r instanceof DeliveryRunner.Result.DeadLetter dl) {
@@ -406,19 +399,19 @@ public final class StreamConsumer<M> extends AbstractConsumer<StreamConsumer<M>>
         fields.put(DELIVERIES_FIELD, Long.toString(d.deliveries()));
         calls.deadLetter(d, deadLetterStream, fields);
         LOG.warn("stream '{}': entry {} dead-lettered to '{}': {}", stream, entry.getID(), deadLetterStream, reason);
-        listener.acked(entry.getID().toString());
-        listener.deadLettered(entry.getID().toString(), reason);
+        core.listener().acked(entry.getID().toString());
+        core.listener().deadLettered(entry.getID().toString(), reason);
     }
 
     private void ack(StreamEntryID id) {
         calls.ack(id);
-        listener.acked(id.toString());
+        core.listener().acked(id.toString());
     }
 
     @Override
     public String toString() {
         return "StreamConsumer[" + stream + ", group=" + group + ", consumer=" + consumer + ", concurrency="
-                + settings.concurrency() + "]";
+                + core.settings().concurrency() + "]";
     }
 
     /**

@@ -29,12 +29,11 @@ public final class HandlerLanes<W> {
 
     /**
      * Starts {@code settings.concurrency()} handler threads named after {@code name} (platform or virtual, as the
-     * settings say) draining lanes ({@code ordered}) or one shared queue.
+     * settings say) draining lanes, when the settings have an {@code orderKey}, or one shared queue.
      */
     public HandlerLanes(
             String name,
             ConsumerSettings<?, ?> settings,
-            boolean ordered,
             BooleanSupplier keepGoing,
             Consumer<? super W> work,
             Consumer<? super W> dropped) {
@@ -42,7 +41,7 @@ public final class HandlerLanes<W> {
         this.work = work;
         this.dropped = dropped;
         this.executor = HandlerThreads.create(name, settings.concurrency(), settings.virtualThreads());
-        this.lanes = new KeyedLanes<>(settings.concurrency(), ordered, executor, this::run);
+        this.lanes = new KeyedLanes<>(settings.concurrency(), settings.orderKey() != null, executor, this::run);
     }
 
     /** Queues {@code item} on the lane of {@code hash} (a key's hash; ignored when unordered). */
