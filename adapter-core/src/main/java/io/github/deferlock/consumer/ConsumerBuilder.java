@@ -2,6 +2,7 @@ package io.github.deferlock.consumer;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 import io.github.deferlock.conflict.ConflictAwareHandler;
 import io.github.deferlock.delay.Backoff;
 import io.github.deferlock.redis.internal.Require;
@@ -34,14 +35,13 @@ public abstract class ConsumerBuilder<M, L extends ConsumerListener, B extends C
             .withJitter(0.2);
 
     private final ConflictAwareHandler<M> handler;
-    private final Class<M> type;
-    private final TypeReference<M> typeRef;
+    private final Function<ObjectMapper, ObjectReader> readerOf;
+    private final L noListener;
     private ObjectMapper mapper;
     private Integer concurrency;
     private Boolean virtualThreads;
     private Integer maxAttempts;
     private Backoff retryBackoff;
-    private final L noListener;
     private L listener;
     private Function<? super M, String> orderKey;
 
@@ -55,8 +55,7 @@ public abstract class ConsumerBuilder<M, L extends ConsumerListener, B extends C
         if (type == null) {
             Require.notNull("type", typeRef);
         }
-        this.type = type;
-        this.typeRef = typeRef;
+        this.readerOf = type != null ? m -> m.readerFor(type) : m -> m.readerFor(typeRef);
         this.handler = Require.notNull("handler", handler);
         this.noListener = noListener;
     }
@@ -74,8 +73,7 @@ public abstract class ConsumerBuilder<M, L extends ConsumerListener, B extends C
 
     /** How many messages run at once, each on its own handler thread (default 4, at most 1,000). */
     public B concurrency(int n) {
-        Require.within("concurrency", n, 1, MAX_CONCURRENCY);
-        concurrency = Require.setOnce("concurrency", concurrency, n);
+        concurrency = Require.setOnce("concurrency", concurrency, Require.within("concurrency", n, 1, MAX_CONCURRENCY));
         return self();
     }
 
@@ -93,8 +91,7 @@ public abstract class ConsumerBuilder<M, L extends ConsumerListener, B extends C
      * failures count; a Redis outage never uses an attempt, and a redelivery past the limit runs once more.
      */
     public B maxAttempts(int n) {
-        Require.within("maxAttempts", n, 1, 1_000_000);
-        maxAttempts = Require.setOnce("maxAttempts", maxAttempts, n);
+        maxAttempts = Require.setOnce("maxAttempts", maxAttempts, Require.within("maxAttempts", n, 1, 1_000_000));
         return self();
     }
 
@@ -144,7 +141,7 @@ public abstract class ConsumerBuilder<M, L extends ConsumerListener, B extends C
         ObjectMapper m = Require.orDefault(mapper, new ObjectMapper());
         return new ConsumerSettings<>(
                 handler,
-                typeRef != null ? m.readerFor(typeRef) : m.readerFor(type),
+                readerOf.apply(m),
                 Require.orDefault(concurrency, 4),
                 Require.orDefault(virtualThreads, false),
                 Require.orDefault(maxAttempts, 5),

@@ -451,15 +451,13 @@ public final class TopicConsumer<M> extends AbstractConsumer<TopicConsumer<M>> {
          * 1,000,000); one poll ({@code max.poll.records}) may go past it.
          */
         public Builder<M> maxInFlight(int n) {
-            Require.within("maxInFlight", n, 1, 1_000_000);
-            maxInFlight = Require.setOnce("maxInFlight", maxInFlight, n);
+            maxInFlight = Require.setOnce("maxInFlight", maxInFlight, Require.within("maxInFlight", n, 1, 1_000_000));
             return this;
         }
 
         /** How often the safe offsets are committed (default 1 s). */
         public Builder<M> commitInterval(Duration d) {
-            Require.positive("commitInterval", d);
-            commitInterval = Require.setOnce("commitInterval", commitInterval, d);
+            commitInterval = Require.setOnce("commitInterval", commitInterval, Require.positive("commitInterval", d));
             return this;
         }
 
@@ -468,15 +466,14 @@ public final class TopicConsumer<M> extends AbstractConsumer<TopicConsumer<M>> {
          * (default 10 s); keep it well under {@code max.poll.interval.ms}.
          */
         public Builder<M> revokeTimeout(Duration d) {
-            Require.positive("revokeTimeout", d);
-            revokeTimeout = Require.setOnce("revokeTimeout", revokeTimeout, d);
+            revokeTimeout = Require.setOnce("revokeTimeout", revokeTimeout, Require.positive("revokeTimeout", d));
             return this;
         }
 
         /** The dead-letter topic (default {@code <topic>.dead}). */
         public Builder<M> deadLetterTopic(String name) {
-            Require.notEmpty("deadLetterTopic", name);
-            deadLetterTopic = Require.setOnce("deadLetterTopic", deadLetterTopic, name);
+            deadLetterTopic =
+                    Require.setOnce("deadLetterTopic", deadLetterTopic, Require.notEmpty("deadLetterTopic", name));
             return this;
         }
 

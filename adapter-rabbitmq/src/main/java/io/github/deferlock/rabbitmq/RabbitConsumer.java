@@ -338,15 +338,14 @@ public final class RabbitConsumer<M> extends AbstractConsumer<RabbitConsumer<M>>
          * 65,535): the channel's {@code basic.qos} is {@code concurrency × prefetch}, at most 65,535.
          */
         public Builder<M> prefetch(int n) {
-            Require.within("prefetch", n, 1, 65_535);
-            prefetch = Require.setOnce("prefetch", prefetch, n);
+            prefetch = Require.setOnce("prefetch", prefetch, Require.within("prefetch", n, 1, 65_535));
             return this;
         }
 
         /** The dead-letter queue (default {@code <queue>.dead}). */
         public Builder<M> deadLetterQueue(String name) {
-            Require.notEmpty("deadLetterQueue", name);
-            deadLetterQueue = Require.setOnce("deadLetterQueue", deadLetterQueue, name);
+            deadLetterQueue =
+                    Require.setOnce("deadLetterQueue", deadLetterQueue, Require.notEmpty("deadLetterQueue", name));
             return this;
         }
 

@@ -452,15 +452,13 @@ public final class StreamConsumer<M> extends AbstractConsumer<StreamConsumer<M>>
          * {@code claimIdle}. Two live consumers must not share a name.
          */
         public Builder<M> consumerName(String name) {
-            Require.notEmpty("consumerName", name);
-            consumerName = Require.setOnce("consumerName", consumerName, name);
+            consumerName = Require.setOnce("consumerName", consumerName, Require.notEmpty("consumerName", name));
             return this;
         }
 
         /** The most entries one read takes (default: the concurrency, at least 10 and at most 100). */
         public Builder<M> batchSize(int n) {
-            Require.within("batchSize", n, 1, 10_000);
-            batchSize = Require.setOnce("batchSize", batchSize, n);
+            batchSize = Require.setOnce("batchSize", batchSize, Require.within("batchSize", n, 1, 10_000));
             return this;
         }
 
@@ -471,8 +469,10 @@ public final class StreamConsumer<M> extends AbstractConsumer<StreamConsumer<M>>
          */
         public Builder<M> block(Duration d) {
             Require.positive("block", d);
-            Require.within("block", d, Duration.ofMillis(1), Duration.ofMillis(Integer.MAX_VALUE));
-            block = Require.setOnce("block", block, d);
+            block = Require.setOnce(
+                    "block",
+                    block,
+                    Require.within("block", d, Duration.ofMillis(1), Duration.ofMillis(Integer.MAX_VALUE)));
             return this;
         }
 
@@ -481,15 +481,13 @@ public final class StreamConsumer<M> extends AbstractConsumer<StreamConsumer<M>>
          * dead consumer's entries or a failed entry are delivered again. It must exceed the longest handler run.
          */
         public Builder<M> claimIdle(Duration d) {
-            Require.positive("claimIdle", d);
-            claimIdle = Require.setOnce("claimIdle", claimIdle, d);
+            claimIdle = Require.setOnce("claimIdle", claimIdle, Require.positive("claimIdle", d));
             return this;
         }
 
         /** How often the reader looks for idle pending entries (default: half of {@code claimIdle}). */
         public Builder<M> claimInterval(Duration d) {
-            Require.positive("claimInterval", d);
-            claimInterval = Require.setOnce("claimInterval", claimInterval, d);
+            claimInterval = Require.setOnce("claimInterval", claimInterval, Require.positive("claimInterval", d));
             return this;
         }
 
@@ -500,15 +498,15 @@ public final class StreamConsumer<M> extends AbstractConsumer<StreamConsumer<M>>
          * longer than {@code block} between reads.
          */
         public Builder<M> deleteIdleConsumersAfter(Duration d) {
-            Require.notNegative("deleteIdleConsumersAfter", d);
-            deleteIdle = Require.setOnce("deleteIdleConsumersAfter", deleteIdle, d);
+            deleteIdle = Require.setOnce(
+                    "deleteIdleConsumersAfter", deleteIdle, Require.notNegative("deleteIdleConsumersAfter", d));
             return this;
         }
 
         /** The dead-letter stream's key (default {@code <stream>:dead}). */
         public Builder<M> deadLetterStream(String key) {
-            Require.notEmpty("deadLetterStream", key);
-            deadLetterStream = Require.setOnce("deadLetterStream", deadLetterStream, key);
+            deadLetterStream =
+                    Require.setOnce("deadLetterStream", deadLetterStream, Require.notEmpty("deadLetterStream", key));
             return this;
         }
 
