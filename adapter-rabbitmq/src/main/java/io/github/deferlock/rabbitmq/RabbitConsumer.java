@@ -309,7 +309,8 @@ public final class RabbitConsumer<M> extends AbstractConsumer<RabbitConsumer<M>>
     }
 
     /**
-     * Builds a {@link RabbitConsumer}. The settings every adapter has ({@code concurrency} — handler threads —, {@code orderKey}, {@code virtualThreads}, {@code maxAttempts}, {@code retryBackoff}, {@code objectMapper},
+     * Builds a {@link RabbitConsumer}. The settings every adapter has ({@code concurrency} — handler threads —,
+     * {@code orderKey}, {@code virtualThreads}, {@code maxAttempts}, {@code retryBackoff}, {@code objectMapper},
      * {@code listener}) are {@link ConsumerBuilder}'s. Each setting may be set once; a second call is an {@link
      * IllegalStateException}. Not threadsafe.
      *

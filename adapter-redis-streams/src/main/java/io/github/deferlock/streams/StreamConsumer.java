@@ -45,12 +45,12 @@ import redis.clients.jedis.resps.StreamEntry;
  *
  * <p><b>How it reads.</b> One reader thread fills N handler threads (platform or virtual): it asks for as many
  * entries as there are free threads (at most {@code batchSize}) with {@code XREADGROUP … COUNT n BLOCK b}, so no
- * entry waits in a local buffer. With an {@link ConsumerBuilder#orderKey orderKey} it reads up to {@value
- * #READ_AHEAD} entries per thread ahead and queues each on the lane of its key: the entries of one key run one at
- * a time in stream order (a retry waits in place and holds back the later entries of its key), different keys in
- * parallel. That order holds within one consumer: the group splits a key's entries between its consumers, and
- * entries reclaimed from a dead consumer run after newer ones. At start it first reads this consumer's own pending entries (left by an earlier
- * run under the same {@link Builder#consumerName(String) name}). Every {@code claimInterval} it takes over
+ * entry waits in a local buffer. With an {@link ConsumerBuilder#orderKey orderKey} it reads up to 4 entries per
+ * thread ahead and queues each on the lane of its key: the entries of one key run one at a time in stream order
+ * (a retry waits in place and holds back the later entries of its key), different keys in parallel. That order
+ * holds within one consumer: the group splits a key's entries between its consumers, and entries reclaimed from
+ * a dead consumer run after newer ones. At start it first reads this consumer's own pending entries (left by an
+ * earlier run under the same {@link Builder#consumerName(String) name}). Every {@code claimInterval} it takes over
  * entries pending longer than {@code claimIdle} in any consumer of the group with {@code XAUTOCLAIM}: those of
  * dead consumers. {@code claimIdle} must therefore exceed the longest handler run (retries and Redis waits
  * included), or an entry still running is handed out a second time (the lock and the done marker
@@ -415,9 +415,10 @@ public final class StreamConsumer<M> extends AbstractConsumer<StreamConsumer<M>>
     }
 
     /**
-     * Builds a {@link StreamConsumer}. The settings every adapter has ({@code concurrency}, {@code virtualThreads},
-     * {@code maxAttempts}, {@code retryBackoff}, {@code objectMapper}, {@code listener}) are {@link ConsumerBuilder}'s. Each setting
-     * may be set once; a second call is an {@link IllegalStateException}. Not threadsafe.
+     * Builds a {@link StreamConsumer}. The settings every adapter has ({@code concurrency}, {@code orderKey}, {@code
+     * virtualThreads}, {@code maxAttempts}, {@code retryBackoff}, {@code objectMapper}, {@code listener}) are {@link
+     * ConsumerBuilder}'s. Each setting may be set once; a second call is an {@link IllegalStateException}. Not
+     * threadsafe.
      *
      * @param <M> the message type
      */

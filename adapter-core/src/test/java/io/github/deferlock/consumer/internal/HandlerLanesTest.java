@@ -34,7 +34,7 @@ final class HandlerLanesTest {
                 () -> true,
                 w -> {
                     if (w.equals("a1")) {
-                        await(release);
+                        block(release);
                     }
                     done.add(w);
                 },
@@ -64,7 +64,7 @@ final class HandlerLanesTest {
                 () -> true,
                 w -> {
                     if (w.equals("x1")) {
-                        await(release);
+                        block(release);
                     }
                     done.add(w);
                 },
@@ -93,7 +93,7 @@ final class HandlerLanesTest {
                 going::get,
                 w -> {
                     started.countDown();
-                    await(release);
+                    block(release);
                     done.add(w);
                 },
                 dropped::add);
@@ -115,7 +115,7 @@ final class HandlerLanesTest {
                 settings(true),
                 going2::get,
                 w -> {
-                    await(release2);
+                    block(release2);
                     done.add(w);
                 },
                 dropped::add);
@@ -130,7 +130,7 @@ final class HandlerLanesTest {
                 .isTrue();
     }
 
-    private static void await(CountDownLatch latch) {
+    private static void block(CountDownLatch latch) {
         try {
             latch.await();
         } catch (InterruptedException e) {
