@@ -107,6 +107,21 @@ public final class KeyOrderProbe {
         return runs;
     }
 
+    /**
+     * Checks the promise of per-key lanes: no inversion, no overlap within a key, and keys in parallel (at least
+     * {@code minAtOnce} runs at once, and more than half of the runs begun beside another key's run).
+     *
+     * @throws AssertionError naming what failed, with the figures
+     */
+    public synchronized void assertKeysInOrderAndParallel(int minAtOnce) {
+        if (inversions > 0 || keyOverlaps > 0) {
+            throw new AssertionError("a key's messages ran out of order or together: " + this);
+        }
+        if (maxRunning < minAtOnce || overlappedRuns * 2 <= runs) {
+            throw new AssertionError("keys did not run in parallel: " + this);
+        }
+    }
+
     @Override
     public synchronized String toString() {
         return runs + " runs, " + inversions + " per-key inversions, " + keyOverlaps + " per-key overlaps, at most "
