@@ -100,7 +100,10 @@ public final class RabbitConsumer<M> extends AbstractConsumer<RabbitConsumer<M>>
     private HandlerLanes<Work<M>> handlers;
     private Connection connection;
     private Channel channel;
+    /** Publishes dead letters with confirms, one at a time; guarded by {@link #publishLock}. */
     private Channel publisher;
+
+    private final Object publishLock = new Object();
     private String consumerTag;
 
     private RabbitConsumer(Builder<M> b) {
@@ -290,7 +293,11 @@ public final class RabbitConsumer<M> extends AbstractConsumer<RabbitConsumer<M>>
         AMQP.BasicProperties copy =
                 props.builder().headers(headers).deliveryMode(2).build();
         try {
-            synchronized (publisher) {
+            synchronized (publishLock) {
+                if (!publisher.isOpen()) { // waitForConfirmsOrDie closed it after a nack or a timeout
+                    publisher = connection.createChannel();
+                    publisher.confirmSelect();
+                }
                 publisher.basicPublish("", target, copy, body);
                 publisher.waitForConfirmsOrDie(30_000);
             }
