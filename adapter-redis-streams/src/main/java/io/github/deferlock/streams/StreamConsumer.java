@@ -107,8 +107,7 @@ public final class StreamConsumer<M> extends AbstractConsumer<StreamConsumer<M>>
     private static final long MIN_BACKOFF_MILLIS = 100;
     private static final long MAX_BACKOFF_MILLIS = 2_000;
     private static final AtomicInteger SERIAL = new AtomicInteger();
-    /** With an {@code orderKey}: how many entries per handler thread may wait or run. */
-    static final int READ_AHEAD = 4;
+    private static final int READ_AHEAD = 4; // with an orderKey: entries per handler thread that wait or run
 
     private final ConsumerCore<M, StreamListener> core;
     private final UnifiedJedis redis;
@@ -149,7 +148,6 @@ public final class StreamConsumer<M> extends AbstractConsumer<StreamConsumer<M>>
         Duration idle = Require.orDefault(b.deleteIdle, Duration.ofHours(1));
         this.deleteIdleMillis = idle.isZero() ? -1 : idle.toMillis();
         this.deadLetterStream = Require.orDefault(b.deadLetterStream, stream + ":dead");
-        // with per-key order, read ahead so that other keys keep the threads busy behind a key's queue
         this.free = new Semaphore(core.settings().orderKey() == null ? concurrency : READ_AHEAD * concurrency);
         this.calls = new StreamGroup(redis, stream, group, consumer);
         this.threadName = "deferlock-stream-" + stream + "-" + SERIAL.incrementAndGet();
@@ -207,8 +205,10 @@ public final class StreamConsumer<M> extends AbstractConsumer<StreamConsumer<M>>
      */
     @Override
     protected boolean doClose(long deadline) {
-        if (!wasStarted()) {
-            return true;
+        synchronized (this) { // start() set the handlers under this monitor
+            if (!wasStarted()) {
+                return true;
+            }
         }
         try {
             reader0.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
