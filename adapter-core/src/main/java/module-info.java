@@ -4,8 +4,7 @@
  * adapters.
  */
 module io.github.deferlock.consumer {
-    requires transitive io.github.deferlock.conflict;
-    requires transitive com.fasterxml.jackson.databind;
+    requires transitive io.github.deferlock.conflict; // and through it lock, delay, Jedis and Jackson
     requires io.github.deferlock.redis;
     requires org.slf4j;
 

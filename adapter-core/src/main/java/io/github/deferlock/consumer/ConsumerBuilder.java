@@ -2,10 +2,12 @@ package io.github.deferlock.consumer;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 import io.github.deferlock.conflict.ConflictAwareHandler;
 import io.github.deferlock.delay.Backoff;
 import io.github.deferlock.redis.internal.Require;
 import java.time.Duration;
+import java.util.function.Function;
 
 /**
  * The settings every conflict-aware consumer has, whatever its broker; each adapter's builder extends it with its
@@ -33,15 +35,15 @@ public abstract class ConsumerBuilder<M, L extends ConsumerListener, B extends C
             .withJitter(0.2);
 
     private final ConflictAwareHandler<M> handler;
-    private final Class<M> type;
-    private final TypeReference<M> typeRef;
+    private final Function<ObjectMapper, ObjectReader> readerOf;
+    private final L noListener;
     private ObjectMapper mapper;
     private Integer concurrency;
     private Boolean virtualThreads;
     private Integer maxAttempts;
     private Backoff retryBackoff;
-    private final L noListener;
     private L listener;
+    private Function<? super M, String> orderKey;
 
     /**
      * A builder for messages of {@code type} or {@code typeRef} (exactly one is given) handed to {@code handler};
@@ -53,8 +55,7 @@ public abstract class ConsumerBuilder<M, L extends ConsumerListener, B extends C
         if (type == null) {
             Require.notNull("type", typeRef);
         }
-        this.type = type;
-        this.typeRef = typeRef;
+        this.readerOf = type != null ? m -> m.readerFor(type) : m -> m.readerFor(typeRef);
         this.handler = Require.notNull("handler", handler);
         this.noListener = noListener;
     }
@@ -72,8 +73,7 @@ public abstract class ConsumerBuilder<M, L extends ConsumerListener, B extends C
 
     /** How many messages run at once, each on its own handler thread (default 4, at most 1,000). */
     public B concurrency(int n) {
-        Require.within("concurrency", n, 1, MAX_CONCURRENCY);
-        concurrency = Require.setOnce("concurrency", concurrency, n);
+        concurrency = Require.setOnce("concurrency", concurrency, Require.within("concurrency", n, 1, MAX_CONCURRENCY));
         return self();
     }
 
@@ -91,8 +91,7 @@ public abstract class ConsumerBuilder<M, L extends ConsumerListener, B extends C
      * failures count; a Redis outage never uses an attempt, and a redelivery past the limit runs once more.
      */
     public B maxAttempts(int n) {
-        Require.within("maxAttempts", n, 1, 1_000_000);
-        maxAttempts = Require.setOnce("maxAttempts", maxAttempts, n);
+        maxAttempts = Require.setOnce("maxAttempts", maxAttempts, Require.within("maxAttempts", n, 1, 1_000_000));
         return self();
     }
 
@@ -115,6 +114,21 @@ public abstract class ConsumerBuilder<M, L extends ConsumerListener, B extends C
     }
 
     /**
+     * Keeps the order of each key: messages whose {@code key} is equal run one at a time, in the order the broker
+     * delivered them, while messages of different keys run in parallel on the {@link #concurrency(int) handler
+     * threads} (keys share a thread by hash). Pass the handler's own key function (the lock key) so that the
+     * messages of one lock run in order. A message waiting for its retry or for Redis holds back the later
+     * messages of its key (and of the keys sharing its thread). Order holds within one consumer; several
+     * consumers of one queue or group split a key's messages between them (see the adapter's docs). Default: no
+     * per-key order, any free thread takes the next message (Kafka always orders by the record key and refuses
+     * this setting).
+     */
+    public B orderKey(Function<? super M, String> key) {
+        orderKey = Require.setOnce("orderKey", orderKey, key);
+        return self();
+    }
+
+    /**
      * The shared settings as they stand, with defaults for those not set; the adapter's {@code build()} reads them.
      *
      * @throws UnsupportedOperationException when virtual threads were asked for and this Java is older than 21
@@ -127,11 +141,12 @@ public abstract class ConsumerBuilder<M, L extends ConsumerListener, B extends C
         ObjectMapper m = Require.orDefault(mapper, new ObjectMapper());
         return new ConsumerSettings<>(
                 handler,
-                typeRef != null ? m.readerFor(typeRef) : m.readerFor(type),
+                readerOf.apply(m),
                 Require.orDefault(concurrency, 4),
                 Require.orDefault(virtualThreads, false),
                 Require.orDefault(maxAttempts, 5),
                 Require.orDefault(retryBackoff, DEFAULT_RETRY_BACKOFF),
-                Require.orDefault(listener, noListener));
+                Require.orDefault(listener, noListener),
+                orderKey);
     }
 }

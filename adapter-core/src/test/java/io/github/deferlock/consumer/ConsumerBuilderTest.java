@@ -51,6 +51,21 @@ final class ConsumerBuilderTest {
     }
 
     @Test
+    void orderKey_isSetOnce_andGivesTheLaneOfEachMessage() {
+        assertThat(new FakeBuilder().settings().orderKey()).isNull();
+        FakeBuilder b = new FakeBuilder().orderKey(m -> m.substring(0, 1));
+        assertThatThrownBy(() -> b.orderKey(m -> m))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("orderKey was already set");
+        ConsumerSettings<String, FakeListener> s = b.settings();
+        assertThat(s.laneOf("a1")).isEqualTo(s.laneOf("a2")).isEqualTo("a".hashCode());
+        FakeBuilder nulls = new FakeBuilder().orderKey(m -> null);
+        assertThatThrownBy(() -> nulls.settings().laneOf("x"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("orderKey");
+    }
+
+    @Test
     void virtualThreads_beforeJava21_areRefusedByTheBuild() {
         assumeTrue(Runtime.version().feature() < 21, "this JVM has virtual threads");
         FakeBuilder b = new FakeBuilder().virtualThreads(true);

@@ -4,9 +4,8 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import io.github.deferlock.conflict.ConflictAwareHandler;
 import io.github.deferlock.consumer.AbstractConsumer;
 import io.github.deferlock.consumer.ConsumerBuilder;
-import io.github.deferlock.consumer.ConsumerSettings;
+import io.github.deferlock.consumer.internal.ConsumerCore;
 import io.github.deferlock.consumer.internal.DeliveryRunner;
-import io.github.deferlock.consumer.internal.GuardedListener;
 import io.github.deferlock.consumer.internal.InFlight;
 import io.github.deferlock.consumer.internal.KeyedLanes;
 import io.github.deferlock.consumer.internal.PayloadReader;
@@ -118,16 +117,13 @@ public final class TopicConsumer<M> extends AbstractConsumer<TopicConsumer<M>> {
     private static final long MAX_BACKOFF_MILLIS = 5_000;
     private static final AtomicInteger SERIAL = new AtomicInteger();
 
+    private final ConsumerCore<M, TopicListener> core;
     private final Map<String, Object> consumerConfig;
     private final String topic;
-    private final ConsumerSettings<M, TopicListener> settings;
-    private final PayloadReader<M> payloads;
-    private final DeliveryRunner<M> runner;
     private final int maxInFlight;
     private final long commitIntervalNanos;
     private final Duration revokeTimeout;
     private final String deadLetterTopic;
-    private final GuardedListener<TopicListener> listener;
     private final String name;
     private final Map<TopicPartition, OwnedPartition> partitions = new ConcurrentHashMap<>();
     private final AtomicInteger inFlight = new AtomicInteger();
@@ -144,10 +140,7 @@ public final class TopicConsumer<M> extends AbstractConsumer<TopicConsumer<M>> {
     private TopicConsumer(Builder<M> b) {
         super("consumer of topic '" + b.topic + "'");
         this.topic = b.topic;
-        this.settings = b.settings();
-        this.payloads = new PayloadReader<>(settings.reader());
-        this.listener = new GuardedListener<>(settings.listener());
-        this.runner = new DeliveryRunner<>(settings, listener, "topic '" + topic + "'");
+        this.core = ConsumerCore.of(b.settings(), "topic '" + topic + "'");
         this.maxInFlight = Require.orDefault(b.maxInFlight, 1_000);
         this.commitIntervalNanos =
                 Require.orDefault(b.commitInterval, Duration.ofSeconds(1)).toNanos();
@@ -194,10 +187,12 @@ public final class TopicConsumer<M> extends AbstractConsumer<TopicConsumer<M>> {
     @Override
     protected void doStart() {
         consumer = new KafkaConsumer<>(consumerConfig);
-        committer = new OffsetCommitter(consumer, topic, (tp, o) -> listener.call(l -> l.onCommitted(tp, o)));
+        committer =
+                new OffsetCommitter(consumer, topic, (tp, o) -> core.listener().call(l -> l.onCommitted(tp, o)));
         deadLetters = new DeadLetterTopic(consumerConfig, deadLetterTopic, REASON_HEADER, SOURCE_HEADER);
-        executor = HandlerThreads.create(name, settings.concurrency(), settings.virtualThreads());
-        lanes = new KeyedLanes<>(settings.concurrency(), executor, this::runWork);
+        executor = HandlerThreads.create(
+                name, core.settings().concurrency(), core.settings().virtualThreads());
+        lanes = new KeyedLanes<>(core.settings().concurrency(), executor, this::runWork);
         poller = new Thread(this::pollLoop, name + "-poller");
         poller.setDaemon(true);
         poller.start();
@@ -291,7 +286,7 @@ public final class TopicConsumer<M> extends AbstractConsumer<TopicConsumer<M>> {
             }
             if (!assigned.isEmpty()) {
                 LOG.debug("topic '{}': assigned {}", topic, assigned);
-                listener.call(l -> l.onAssigned(assigned));
+                core.listener().call(l -> l.onAssigned(assigned));
             }
         }
 
@@ -333,7 +328,7 @@ public final class TopicConsumer<M> extends AbstractConsumer<TopicConsumer<M>> {
             partitions.remove(p.tp, p);
         }
         LOG.debug("topic '{}': {} {}", topic, lost ? "lost" : "revoked", gone);
-        listener.call(l -> l.onRevoked(gone, lost));
+        core.listener().call(l -> l.onRevoked(gone, lost));
     }
 
     private void shutdown() {
@@ -380,14 +375,15 @@ public final class TopicConsumer<M> extends AbstractConsumer<TopicConsumer<M>> {
     private void run(Work w) {
         ConsumerRecord<byte[], byte[]> r = w.record();
         String id = r.topic() + "-" + r.partition() + "@" + r.offset();
-        PayloadReader.Decoded<M> decoded = payloads.read(r.value());
+        PayloadReader.Decoded<M> decoded = core.payloads().read(r.value());
         DeliveryRunner.Result result = decoded.poison() != null
                 ? new DeliveryRunner.Result.DeadLetter(decoded.poison())
-                : runner.run(
-                        decoded.message(),
-                        id,
-                        1,
-                        () -> isRunning() && !w.partition().isRevoked());
+                : core.runner()
+                        .run(
+                                decoded.message(),
+                                id,
+                                1,
+                                () -> isRunning() && !w.partition().isRevoked());
         if (result instanceof DeliveryRunner.Result.Handled
                 || (result instanceof DeliveryRunner.Result.DeadLetter d && deadLetter(w, id, d.reason()))) {
             w.partition().offsets.done(r.offset());
@@ -398,7 +394,7 @@ public final class TopicConsumer<M> extends AbstractConsumer<TopicConsumer<M>> {
         boolean written = deadLetters.write(
                 w.record(), id, reason, () -> isRunning() && !w.partition().isRevoked());
         if (written) {
-            listener.deadLettered(id, reason);
+            core.listener().deadLettered(id, reason);
         }
         return written;
     }
@@ -413,8 +409,8 @@ public final class TopicConsumer<M> extends AbstractConsumer<TopicConsumer<M>> {
 
     @Override
     public String toString() {
-        return "TopicConsumer[" + topic + ", concurrency=" + settings.concurrency() + ", maxInFlight=" + maxInFlight
-                + "]";
+        return "TopicConsumer[" + topic + ", concurrency=" + core.settings().concurrency() + ", maxInFlight="
+                + maxInFlight + "]";
     }
 
     /**
@@ -455,15 +451,13 @@ public final class TopicConsumer<M> extends AbstractConsumer<TopicConsumer<M>> {
          * 1,000,000); one poll ({@code max.poll.records}) may go past it.
          */
         public Builder<M> maxInFlight(int n) {
-            Require.within("maxInFlight", n, 1, 1_000_000);
-            maxInFlight = Require.setOnce("maxInFlight", maxInFlight, n);
+            maxInFlight = Require.setOnce("maxInFlight", maxInFlight, Require.within("maxInFlight", n, 1, 1_000_000));
             return this;
         }
 
         /** How often the safe offsets are committed (default 1 s). */
         public Builder<M> commitInterval(Duration d) {
-            Require.positive("commitInterval", d);
-            commitInterval = Require.setOnce("commitInterval", commitInterval, d);
+            commitInterval = Require.setOnce("commitInterval", commitInterval, Require.positive("commitInterval", d));
             return this;
         }
 
@@ -472,20 +466,27 @@ public final class TopicConsumer<M> extends AbstractConsumer<TopicConsumer<M>> {
          * (default 10 s); keep it well under {@code max.poll.interval.ms}.
          */
         public Builder<M> revokeTimeout(Duration d) {
-            Require.positive("revokeTimeout", d);
-            revokeTimeout = Require.setOnce("revokeTimeout", revokeTimeout, d);
+            revokeTimeout = Require.setOnce("revokeTimeout", revokeTimeout, Require.positive("revokeTimeout", d));
             return this;
         }
 
         /** The dead-letter topic (default {@code <topic>.dead}). */
         public Builder<M> deadLetterTopic(String name) {
-            Require.notEmpty("deadLetterTopic", name);
-            deadLetterTopic = Require.setOnce("deadLetterTopic", deadLetterTopic, name);
+            deadLetterTopic =
+                    Require.setOnce("deadLetterTopic", deadLetterTopic, Require.notEmpty("deadLetterTopic", name));
             return this;
         }
 
-        /** Builds the consumer (not started). */
+        /**
+         * Builds the consumer (not started).
+         *
+         * @throws IllegalStateException when {@code orderKey} was set: records run in the order of their Kafka key
+         */
         public TopicConsumer<M> build() {
+            if (settings().orderKey() != null) {
+                throw new IllegalStateException("orderKey is not a setting of the Kafka consumer: records of one"
+                        + " Kafka key run in offset order; give records the key to order by");
+            }
             return new TopicConsumer<>(this);
         }
     }

@@ -1,9 +1,9 @@
 package io.github.deferlock.kafka;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.github.deferlock.consumer.internal.PayloadWriter;
+import io.github.deferlock.redis.internal.Require;
 import java.nio.charset.StandardCharsets;
-import java.util.Objects;
 import java.util.concurrent.Future;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -29,9 +29,9 @@ public final class TopicProducer {
 
     /** A producer to {@code topic} through {@code producer} writing JSON with {@code mapper}. */
     public TopicProducer(Producer<byte[], byte[]> producer, String topic, ObjectMapper mapper) {
-        this.producer = Objects.requireNonNull(producer, "producer cannot be null");
-        this.topic = Objects.requireNonNull(topic, "topic cannot be null");
-        this.mapper = Objects.requireNonNull(mapper, "mapper cannot be null");
+        this.producer = Require.notNull("producer", producer);
+        this.topic = Require.notEmpty("topic", topic);
+        this.mapper = Require.notNull("mapper", mapper);
     }
 
     /**
@@ -41,14 +41,7 @@ public final class TopicProducer {
      * @throws IllegalArgumentException when the message cannot be written as JSON
      */
     public Future<RecordMetadata> send(String key, Object message) {
-        Objects.requireNonNull(message, "message cannot be null");
-        byte[] value;
-        try {
-            value = mapper.writeValueAsBytes(message);
-        } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException(
-                    "cannot write " + message.getClass().getName() + " as JSON", e);
-        }
+        byte[] value = PayloadWriter.write(mapper, message);
         byte[] k = key == null ? null : key.getBytes(StandardCharsets.UTF_8);
         return producer.send(new ProducerRecord<>(topic, k, value));
     }

@@ -25,6 +25,17 @@ final class TopicConsumerBuilderTest {
     }
 
     @Test
+    void orderKey_isRefused_recordsRunInTheOrderOfTheirKafkaKey(RedisClient redis) {
+        try (RedisLocks locks = RedisLocks.builder(redis).build()) {
+            TopicConsumer.Builder<Order> b = TopicConsumer.builder(CONFIG, "t", Order.class, handler(locks))
+                    .orderKey(Order::key);
+            assertThatThrownBy(b::build)
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("orderKey");
+        }
+    }
+
+    @Test
     void missingBootstrapOrGroup_isRefusedNamingTheSetting(RedisClient redis) {
         try (RedisLocks locks = RedisLocks.builder(redis).build()) {
             assertThatThrownBy(() -> TopicConsumer.builder(Map.of("group.id", "g"), "t", Order.class, handler(locks)))

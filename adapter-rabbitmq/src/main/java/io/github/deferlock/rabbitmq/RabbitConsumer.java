@@ -10,19 +10,14 @@ import com.rabbitmq.client.Envelope;
 import io.github.deferlock.conflict.ConflictAwareHandler;
 import io.github.deferlock.consumer.AbstractConsumer;
 import io.github.deferlock.consumer.ConsumerBuilder;
-import io.github.deferlock.consumer.ConsumerSettings;
+import io.github.deferlock.consumer.internal.ConsumerCore;
 import io.github.deferlock.consumer.internal.DeliveryRunner;
-import io.github.deferlock.consumer.internal.GuardedListener;
-import io.github.deferlock.consumer.internal.InFlight;
+import io.github.deferlock.consumer.internal.HandlerLanes;
 import io.github.deferlock.consumer.internal.PayloadReader;
-import io.github.deferlock.redis.internal.HandlerThreads;
 import io.github.deferlock.redis.internal.Require;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -36,18 +31,28 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>{@code
  * RabbitConsumer<OrderEvent> consumer = RabbitConsumer.builder(factory, "order-events", OrderEvent.class, orders)
- *         .concurrency(8)   // channels, each with its own consumer
- *         .prefetch(20)     // basic.qos per channel
+ *         .concurrency(8)   // handler threads
+ *         .prefetch(20)     // unacknowledged messages per handler thread
+ *         .orderKey(e -> "order:" + e.orderId())   // one key's messages one at a time, in queue order
  *         .maxAttempts(5)   // handler failures; a Redis outage uses none
  *         .build()
  *         .start();
  * }</pre>
  *
- * <p><b>Threads and prefetch.</b> {@link #start()} opens its own connection from the factory, with a pool of
- * {@code concurrency} handler threads (platform or virtual) as the connection's consumer executor, and one
- * channel per thread, each with {@code basic.qos(prefetch)} and one consumer. The client runs the deliveries of
- * one channel one after the other on that pool, so {@code concurrency} messages run at once and at most
- * {@code concurrency × prefetch} are unacknowledged at the client.
+ * <p><b>Threads and prefetch.</b> {@link #start()} opens its own connection from the factory with one consuming
+ * channel ({@code basic.qos(concurrency × prefetch)}, at most 65,535, and one consumer), which receives the
+ * messages in queue order and hands each to one of {@code concurrency} handler threads (platform or virtual); a
+ * second channel publishes dead letters. So {@code concurrency} messages run at once and at most {@code
+ * concurrency × prefetch} are unacknowledged at the client.
+ *
+ * <p><b>Ordering.</b> With an {@link ConsumerBuilder#orderKey orderKey} the messages of one key run one at a time,
+ * in the order the queue delivered them, and different keys run in parallel (keys share a handler thread by
+ * hash). A message retried after a handler failure waits on its thread, unacknowledged, and holds back the later
+ * messages of its key; they wait in the prefetch window, so a key with a long backlog behind a retry can fill the
+ * window and pause the other keys until it drains: size {@code prefetch} above a key's usual backlog. The order
+ * holds within one consumer: several consumers of one queue split a key's messages between them, and a message
+ * the broker redelivers (after a crash or a channel failure) may run after later ones of its key. Without an
+ * {@code orderKey} any free handler thread takes the next message.
  *
  * <p><b>Encoding.</b> The body is the message as JSON ({@link RabbitProducer} writes that). A body that does not
  * decode is a poison message: it is published to the dead-letter queue with the reason and acknowledged.
@@ -85,30 +90,27 @@ public final class RabbitConsumer<M> extends AbstractConsumer<RabbitConsumer<M>>
 
     private static final AtomicInteger SERIAL = new AtomicInteger();
 
+    private final ConsumerCore<M, RabbitListener> core;
     private final ConnectionFactory factory;
     private final String queue;
-    private final ConsumerSettings<M, RabbitListener> settings;
-    private final PayloadReader<M> reader;
-    private final DeliveryRunner<M> runner;
-    private final GuardedListener<RabbitListener> listener;
     private final int prefetch;
     private final String deadLetterQueue;
     private final boolean declare;
     private final String name;
-    private final InFlight inFlight = new InFlight();
-    private final List<Channel> channels = new ArrayList<>();
-    private final Map<Channel, String> tags = new HashMap<>();
-    private ExecutorService executor;
+    private HandlerLanes<Work<M>> handlers;
     private Connection connection;
+    private Channel channel;
+    /** Publishes dead letters with confirms, one at a time; guarded by {@link #publishLock}. */
+    private Channel publisher;
+
+    private final Object publishLock = new Object();
+    private String consumerTag;
 
     private RabbitConsumer(Builder<M> b) {
         super("consumer of queue '" + b.queue + "'");
         this.factory = b.factory;
         this.queue = b.queue;
-        this.settings = b.settings();
-        this.reader = new PayloadReader<>(settings.reader());
-        this.listener = new GuardedListener<>(settings.listener());
-        this.runner = new DeliveryRunner<>(settings, listener, "queue '" + queue + "'");
+        this.core = ConsumerCore.of(b.settings(), "queue '" + queue + "'");
         this.prefetch = Require.orDefault(b.prefetch, 10);
         this.deadLetterQueue = Require.orDefault(b.deadLetterQueue, queue + ".dead");
         this.declare = Require.orDefault(b.declare, true);
@@ -137,7 +139,7 @@ public final class RabbitConsumer<M> extends AbstractConsumer<RabbitConsumer<M>>
 
     /**
      * Connects, declares the queue and the dead-letter queue (durable, unless {@code declareQueues(false)}), and
-     * starts {@code concurrency} consumers.
+     * starts the consumer and the {@code concurrency} handler threads.
      *
      * @throws java.io.UncheckedIOException when the broker cannot be reached
      */
@@ -149,21 +151,19 @@ public final class RabbitConsumer<M> extends AbstractConsumer<RabbitConsumer<M>>
                             + " broker restart",
                     queue);
         }
-        executor = HandlerThreads.create(name, settings.concurrency(), settings.virtualThreads());
+        handlers = new HandlerLanes<>(name, core.settings(), this::isRunning, this::run, w -> {});
         try {
-            connection = factory.newConnection(executor, name);
-            for (int i = 0; i < settings.concurrency(); i++) {
-                Channel ch = connection.createChannel();
-                if (i == 0 && declare) {
-                    ch.queueDeclare(queue, true, false, false, null);
-                    ch.queueDeclare(deadLetterQueue, true, false, false, null);
-                }
-                ch.basicQos(prefetch);
-                ch.confirmSelect();
-                String tag = ch.basicConsume(queue, false, new Delivery(ch));
-                channels.add(ch);
-                tags.put(ch, tag);
+            connection = factory.newConnection(name);
+            publisher = connection.createChannel();
+            if (declare) {
+                publisher.queueDeclare(queue, true, false, false, null);
+                publisher.queueDeclare(deadLetterQueue, true, false, false, null);
             }
+            publisher.confirmSelect();
+            channel = connection.createChannel();
+            channel.basicQos(
+                    (int) Math.min(65_535L, (long) prefetch * core.settings().concurrency()));
+            consumerTag = channel.basicConsume(queue, false, new Delivery(channel));
         } catch (IOException | TimeoutException e) {
             closeQuietly();
             throw new java.io.UncheckedIOException(
@@ -173,22 +173,22 @@ public final class RabbitConsumer<M> extends AbstractConsumer<RabbitConsumer<M>>
     }
 
     /**
-     * Cancels the consumers (no new deliveries start; prefetched ones not yet started are left unacknowledged),
+     * Cancels the consumer (no new deliveries start; prefetched ones not yet started are left unacknowledged),
      * waits for running handlers to finish and be acknowledged, then closes the connection: every message not
      * acknowledged goes back to the queue.
      */
     @Override
     protected boolean doClose(long deadlineNanos) {
         synchronized (this) {
-            for (Map.Entry<Channel, String> e : tags.entrySet()) {
+            if (consumerTag != null) {
                 try {
-                    e.getKey().basicCancel(e.getValue());
+                    channel.basicCancel(consumerTag);
                 } catch (IOException | RuntimeException ex) {
                     LOG.debug("queue '{}': cancel failed: {}", queue, ex.toString());
                 }
             }
         }
-        boolean finished = inFlight.awaitIdle(deadlineNanos);
+        boolean finished = handlers == null || handlers.stop(deadlineNanos);
         closeQuietly();
         return finished;
     }
@@ -201,55 +201,61 @@ public final class RabbitConsumer<M> extends AbstractConsumer<RabbitConsumer<M>>
                 LOG.debug("queue '{}': closing the connection: {}", queue, e.toString());
             }
         }
-        if (executor != null) {
-            executor.shutdownNow();
+        if (handlers != null) {
+            handlers.stop(System.nanoTime());
         }
     }
 
+    /** One delivery for a handler thread; {@code message} is null when {@code poison} says why it cannot run. */
+    private record Work<M>(
+            Channel ch, Envelope envelope, AMQP.BasicProperties props, byte[] body, M message, String poison) {}
+
+    /** Receives the deliveries of the one consuming channel, in queue order, and queues each on its key's lane. */
     private final class Delivery extends DefaultConsumer {
         Delivery(Channel channel) {
             super(channel);
         }
 
         @Override
-        public void handleDelivery(String consumerTag, Envelope envelope, AMQP.BasicProperties props, byte[] body)
-                throws IOException {
+        public void handleDelivery(String consumerTag, Envelope envelope, AMQP.BasicProperties props, byte[] body) {
             if (!isRunning()) {
                 return; // closing: left unacknowledged, the broker gives it to another consumer
             }
-            inFlight.enter();
-            try {
-                run(getChannel(), envelope, props, body);
-            } catch (IOException | RuntimeException e) {
-                // the channel or the broker failed while acking or publishing: the message was not acked, so
-                // the broker delivers it again; throwing here would make the client close the channel
-                LOG.warn(
-                        "queue '{}': delivery {} stays unacknowledged: {}",
-                        queue,
-                        envelope.getDeliveryTag(),
-                        e.toString());
-            } finally {
-                inFlight.exit();
+            PayloadReader.Decoded<M> decoded = core.payloads().read(body);
+            int lane = 0;
+            String poison = decoded.poison();
+            if (poison == null) {
+                try {
+                    lane = core.settings().laneOf(decoded.message());
+                } catch (RuntimeException e) { // the message cannot be placed in its key's order
+                    poison = "the orderKey function failed: " + e;
+                }
             }
+            handlers.submit(
+                    lane,
+                    new Work<>(getChannel(), envelope, props, body, poison == null ? decoded.message() : null, poison));
         }
     }
 
-    private void run(Channel ch, Envelope envelope, AMQP.BasicProperties props, byte[] body) throws IOException {
-        long tag = envelope.getDeliveryTag();
-        String id = props.getMessageId() != null ? props.getMessageId() : Long.toString(tag);
-        int attempt = attemptOf(props);
-        PayloadReader.Decoded<M> decoded = reader.read(body);
-        if (decoded.poison() != null) {
-            deadLetter(ch, tag, id, props, body, attempt, decoded.poison());
-            return;
+    private void run(Work<M> w) {
+        long tag = w.envelope().getDeliveryTag();
+        String id = w.props().getMessageId() != null ? w.props().getMessageId() : Long.toString(tag);
+        try {
+            int attempt = attemptOf(w.props());
+            DeliveryRunner.Result r = w.poison() != null
+                    ? new DeliveryRunner.Result.DeadLetter(w.poison())
+                    : core.runner().run(w.message(), id, attempt, this::isRunning);
+            if (r instanceof DeliveryRunner.Result.Handled) {
+                w.ch().basicAck(tag, false);
+                core.listener().acked(id);
+            } else if (r instanceof DeliveryRunner.Result.DeadLetter d) {
+                deadLetter(w, id, attempt, d.reason());
+            } // Abandoned: closing; left unacknowledged, the broker delivers it again
+        } catch (IOException | RuntimeException e) {
+            // the channel or the broker failed while acking or publishing: the message was not acked, so the
+            // broker delivers it again
+            LOG.warn("queue '{}': delivery {} stays unacknowledged: {}", queue, tag, e.toString());
         }
-        DeliveryRunner.Result r = runner.run(decoded.message(), id, attempt, this::isRunning);
-        if (r instanceof DeliveryRunner.Result.Handled) {
-            ch.basicAck(tag, false);
-            listener.acked(id);
-        } else if (r instanceof DeliveryRunner.Result.DeadLetter d) {
-            deadLetter(ch, tag, id, props, body, attempt, d.reason());
-        } // Abandoned: closing; left unacknowledged, the broker delivers it again
     }
 
     private int attemptOf(AMQP.BasicProperties props) {
@@ -266,18 +272,18 @@ public final class RabbitConsumer<M> extends AbstractConsumer<RabbitConsumer<M>>
         return attempt;
     }
 
-    private void deadLetter(
-            Channel ch, long tag, String id, AMQP.BasicProperties props, byte[] body, int attempt, String reason)
-            throws IOException {
-        republish(ch, deadLetterQueue, props, body, attempt, reason);
-        ch.basicAck(tag, false);
+    private void deadLetter(Work<M> w, String id, int attempt, String reason) throws IOException {
+        republish(deadLetterQueue, w.props(), w.body(), attempt, reason);
+        w.ch().basicAck(w.envelope().getDeliveryTag(), false);
         LOG.warn("queue '{}': message {} dead-lettered to '{}': {}", queue, id, deadLetterQueue, reason);
-        listener.deadLettered(id, reason);
+        core.listener().deadLettered(id, reason);
     }
 
-    /** Publishes a copy to {@code target} through the default exchange and waits for the broker's confirm. */
-    private void republish(
-            Channel ch, String target, AMQP.BasicProperties props, byte[] body, int attempt, String reason)
+    /**
+     * Publishes a copy to {@code target} through the default exchange on the publishing channel (one copy at a
+     * time) and waits for the broker's confirm.
+     */
+    private void republish(String target, AMQP.BasicProperties props, byte[] body, int attempt, String reason)
             throws IOException {
         Map<String, Object> headers = props.getHeaders() == null ? new HashMap<>() : new HashMap<>(props.getHeaders());
         headers.put(ATTEMPT_HEADER, attempt);
@@ -286,9 +292,15 @@ public final class RabbitConsumer<M> extends AbstractConsumer<RabbitConsumer<M>>
         }
         AMQP.BasicProperties copy =
                 props.builder().headers(headers).deliveryMode(2).build();
-        ch.basicPublish("", target, copy, body);
         try {
-            ch.waitForConfirmsOrDie(30_000);
+            synchronized (publishLock) {
+                if (!publisher.isOpen()) { // waitForConfirmsOrDie closed it after a nack or a timeout
+                    publisher = connection.createChannel();
+                    publisher.confirmSelect();
+                }
+                publisher.basicPublish("", target, copy, body);
+                publisher.waitForConfirmsOrDie(30_000);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted waiting for the broker to confirm a copy to '" + target + "'", e);
@@ -299,12 +311,13 @@ public final class RabbitConsumer<M> extends AbstractConsumer<RabbitConsumer<M>>
 
     @Override
     public String toString() {
-        return "RabbitConsumer[" + queue + ", concurrency=" + settings.concurrency() + ", prefetch=" + prefetch + "]";
+        return "RabbitConsumer[" + queue + ", concurrency=" + core.settings().concurrency() + ", prefetch=" + prefetch
+                + "]";
     }
 
     /**
-     * Builds a {@link RabbitConsumer}. The settings every adapter has ({@code concurrency} — channels, consumers and
-     * handler threads —, {@code virtualThreads}, {@code maxAttempts}, {@code retryBackoff}, {@code objectMapper},
+     * Builds a {@link RabbitConsumer}. The settings every adapter has ({@code concurrency} — handler threads —,
+     * {@code orderKey}, {@code virtualThreads}, {@code maxAttempts}, {@code retryBackoff}, {@code objectMapper},
      * {@code listener}) are {@link ConsumerBuilder}'s. Each setting may be set once; a second call is an {@link
      * IllegalStateException}. Not threadsafe.
      *
@@ -328,17 +341,19 @@ public final class RabbitConsumer<M> extends AbstractConsumer<RabbitConsumer<M>>
             this.queue = Require.notEmpty("queue", queue);
         }
 
-        /** {@code basic.qos} prefetch per channel (default 10, at most 65,535). */
+        /**
+         * How many unacknowledged messages per handler thread the broker may send ahead (default 10, at most
+         * 65,535): the channel's {@code basic.qos} is {@code concurrency × prefetch}, at most 65,535.
+         */
         public Builder<M> prefetch(int n) {
-            Require.within("prefetch", n, 1, 65_535);
-            prefetch = Require.setOnce("prefetch", prefetch, n);
+            prefetch = Require.setOnce("prefetch", prefetch, Require.within("prefetch", n, 1, 65_535));
             return this;
         }
 
         /** The dead-letter queue (default {@code <queue>.dead}). */
         public Builder<M> deadLetterQueue(String name) {
-            Require.notEmpty("deadLetterQueue", name);
-            deadLetterQueue = Require.setOnce("deadLetterQueue", deadLetterQueue, name);
+            deadLetterQueue =
+                    Require.setOnce("deadLetterQueue", deadLetterQueue, Require.notEmpty("deadLetterQueue", name));
             return this;
         }
 

@@ -1,11 +1,11 @@
 package io.github.deferlock.rabbitmq;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
+import io.github.deferlock.consumer.internal.PayloadWriter;
+import io.github.deferlock.redis.internal.Require;
 import java.io.IOException;
-import java.util.Objects;
 import java.util.UUID;
 
 /**
@@ -26,9 +26,9 @@ public final class RabbitProducer {
 
     /** A producer to {@code queue} on {@code channel} writing JSON with {@code mapper}. */
     public RabbitProducer(Channel channel, String queue, ObjectMapper mapper) {
-        this.channel = Objects.requireNonNull(channel, "channel cannot be null");
-        this.queue = Objects.requireNonNull(queue, "queue cannot be null");
-        this.mapper = Objects.requireNonNull(mapper, "mapper cannot be null");
+        this.channel = Require.notNull("channel", channel);
+        this.queue = Require.notEmpty("queue", queue);
+        this.mapper = Require.notNull("mapper", mapper);
     }
 
     /**
@@ -40,14 +40,7 @@ public final class RabbitProducer {
      * @throws IOException when the channel fails
      */
     public String publish(Object message) throws IOException {
-        Objects.requireNonNull(message, "message cannot be null");
-        byte[] body;
-        try {
-            body = mapper.writeValueAsBytes(message);
-        } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException(
-                    "cannot write " + message.getClass().getName() + " as JSON", e);
-        }
+        byte[] body = PayloadWriter.write(mapper, message);
         String id = UUID.randomUUID().toString();
         AMQP.BasicProperties props = new AMQP.BasicProperties.Builder()
                 .contentType("application/json")

@@ -88,8 +88,9 @@ final class RabbitConsumerIT {
             ConnectionFactory factory = Fixture.amqp(broker.port());
             // README:start
             try (RabbitConsumer<Order> consumer = RabbitConsumer.builder(factory, "order-events", Order.class, orders)
-                            .concurrency(8) // channels and handler threads; virtualThreads(true) on Java 21+
-                            .prefetch(20) // basic.qos per channel
+                            .concurrency(8) // handler threads; virtualThreads(true) on Java 21+
+                            .prefetch(20) // unacknowledged messages per handler thread: basic.qos 160
+                            .orderKey(o -> "order:" + o.key()) // one key's messages one at a time, in queue order
                             .maxAttempts(5) // a failing message then goes to the queue "order-events.dead"
                             .build()
                             .start(); // declares both queues (durable); basic.ack once processed or deferred

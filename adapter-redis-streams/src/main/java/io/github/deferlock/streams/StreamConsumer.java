@@ -4,11 +4,10 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import io.github.deferlock.conflict.ConflictAwareHandler;
 import io.github.deferlock.consumer.AbstractConsumer;
 import io.github.deferlock.consumer.ConsumerBuilder;
-import io.github.deferlock.consumer.ConsumerSettings;
+import io.github.deferlock.consumer.internal.ConsumerCore;
 import io.github.deferlock.consumer.internal.DeliveryRunner;
-import io.github.deferlock.consumer.internal.GuardedListener;
+import io.github.deferlock.consumer.internal.HandlerLanes;
 import io.github.deferlock.consumer.internal.PayloadReader;
-import io.github.deferlock.redis.internal.HandlerThreads;
 import io.github.deferlock.redis.internal.Require;
 import io.github.deferlock.streams.internal.StreamGroup;
 import io.github.deferlock.streams.internal.StreamGroup.Delivery;
@@ -16,7 +15,6 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -47,8 +45,12 @@ import redis.clients.jedis.resps.StreamEntry;
  *
  * <p><b>How it reads.</b> One reader thread fills N handler threads (platform or virtual): it asks for as many
  * entries as there are free threads (at most {@code batchSize}) with {@code XREADGROUP … COUNT n BLOCK b}, so no
- * entry waits in a local buffer. At start it first reads this consumer's own pending entries (left by an earlier
- * run under the same {@link Builder#consumerName(String) name}). Every {@code claimInterval} it takes over
+ * entry waits in a local buffer. With an {@link ConsumerBuilder#orderKey orderKey} it reads up to 4 entries per
+ * thread ahead and queues each on the lane of its key: the entries of one key run one at a time in stream order
+ * (a retry waits in place and holds back the later entries of its key), different keys in parallel. That order
+ * holds within one consumer: the group splits a key's entries between its consumers, and entries reclaimed from
+ * a dead consumer run after newer ones. At start it first reads this consumer's own pending entries (left by an
+ * earlier run under the same {@link Builder#consumerName(String) name}). Every {@code claimInterval} it takes over
  * entries pending longer than {@code claimIdle} in any consumer of the group with {@code XAUTOCLAIM}: those of
  * dead consumers. {@code claimIdle} must therefore exceed the longest handler run (retries and Redis waits
  * included), or an entry still running is handed out a second time (the lock and the done marker
@@ -105,22 +107,21 @@ public final class StreamConsumer<M> extends AbstractConsumer<StreamConsumer<M>>
     private static final long MIN_BACKOFF_MILLIS = 100;
     private static final long MAX_BACKOFF_MILLIS = 2_000;
     private static final AtomicInteger SERIAL = new AtomicInteger();
+    private static final int READ_AHEAD = 4; // with an orderKey: entries per handler thread that wait or run
 
+    private final ConsumerCore<M, StreamListener> core;
     private final UnifiedJedis redis;
     private final String stream;
     private final String group;
     private final String consumer;
-    private final ConsumerSettings<M, StreamListener> settings;
-    private final PayloadReader<M> payloads;
-    private final DeliveryRunner<M> runner;
     private final int batchSize;
     private final int blockMillis;
     private final long claimIdleMillis;
     private final long claimIntervalNanos;
     private final long deleteIdleMillis;
     private final String deadLetterStream;
-    private final GuardedListener<StreamListener> listener;
-    private final ExecutorService executor;
+    private final String threadName;
+    private HandlerLanes<Work<M>> handlers;
     private final Thread reader0;
     private final Semaphore free;
     private final StreamGroup calls;
@@ -130,15 +131,12 @@ public final class StreamConsumer<M> extends AbstractConsumer<StreamConsumer<M>>
         this.redis = b.redis;
         this.stream = b.stream;
         this.group = b.group;
-        this.settings = b.settings();
-        this.payloads = new PayloadReader<>(settings.reader());
-        this.listener = new GuardedListener<>(settings.listener());
-        this.runner = new DeliveryRunner<>(settings, listener, "stream '" + stream + "'");
+        this.core = ConsumerCore.of(b.settings(), "stream '" + stream + "'");
         this.consumer = b.consumerName != null
                 ? b.consumerName
                 : "consumer-" + ProcessHandle.current().pid() + "-"
                         + Integer.toHexString(ThreadLocalRandom.current().nextInt(0x10000));
-        int concurrency = settings.concurrency();
+        int concurrency = core.settings().concurrency();
         this.batchSize = Require.orDefault(b.batchSize, Math.min(100, Math.max(10, concurrency)));
         this.blockMillis =
                 (int) Require.orDefault(b.block, Duration.ofMillis(500)).toMillis();
@@ -150,11 +148,10 @@ public final class StreamConsumer<M> extends AbstractConsumer<StreamConsumer<M>>
         Duration idle = Require.orDefault(b.deleteIdle, Duration.ofHours(1));
         this.deleteIdleMillis = idle.isZero() ? -1 : idle.toMillis();
         this.deadLetterStream = Require.orDefault(b.deadLetterStream, stream + ":dead");
-        this.free = new Semaphore(concurrency);
+        this.free = new Semaphore(core.settings().orderKey() == null ? concurrency : READ_AHEAD * concurrency);
         this.calls = new StreamGroup(redis, stream, group, consumer);
-        String base = "deferlock-stream-" + stream + "-" + SERIAL.incrementAndGet();
-        this.executor = HandlerThreads.create(base, concurrency, settings.virtualThreads());
-        this.reader0 = new Thread(this::readLoop, base + "-reader");
+        this.threadName = "deferlock-stream-" + stream + "-" + SERIAL.incrementAndGet();
+        this.reader0 = new Thread(this::readLoop, threadName + "-reader");
         this.reader0.setDaemon(true);
     }
 
@@ -195,11 +192,12 @@ public final class StreamConsumer<M> extends AbstractConsumer<StreamConsumer<M>>
         } catch (RuntimeException e) {
             LOG.warn("stream '{}': cannot create group '{}' yet, the reader retries: {}", stream, group, e.toString());
         }
+        handlers = new HandlerLanes<>(threadName, core.settings(), this::isRunning, this::run, w -> free.release());
         reader0.start();
     }
 
     /**
-     * Stops reading (the read in progress ends within the block timeout; entries it returns are still run),
+     * Stops reading (the read in progress ends within the block timeout; entries not started stay pending),
      * waits for running handlers to finish and be acknowledged, then interrupts those still running. Entries not
      * acknowledged stay pending in the group and are delivered again: at the next start under the same consumer
      * name, or to another consumer after {@code claimIdle}. A consumer left with no pending entry is deleted from
@@ -207,31 +205,21 @@ public final class StreamConsumer<M> extends AbstractConsumer<StreamConsumer<M>>
      */
     @Override
     protected boolean doClose(long deadline) {
-        boolean interrupted = false;
-        try {
-            if (wasStarted()) {
-                reader0.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-            }
-            executor.shutdown();
-            long left = deadline - System.nanoTime();
-            if (left > 0 && executor.awaitTermination(left, TimeUnit.NANOSECONDS)) {
-                if (wasStarted()) {
-                    calls.deleteConsumers(deleteIdleMillis, true);
-                }
+        synchronized (this) { // start() set the handlers under this monitor
+            if (!wasStarted()) {
                 return true;
             }
-            executor.shutdownNow();
-            executor.awaitTermination(5, TimeUnit.SECONDS);
-            return false;
-        } catch (InterruptedException e) {
-            interrupted = true;
-            executor.shutdownNow();
-            return false;
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
         }
+        try {
+            reader0.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        boolean drained = handlers.stop(deadline);
+        if (drained) {
+            calls.deleteConsumers(deleteIdleMillis, true);
+        }
+        return drained;
     }
 
     private void readLoop() {
@@ -256,7 +244,7 @@ public final class StreamConsumer<M> extends AbstractConsumer<StreamConsumer<M>>
                     got = r.deliveries();
                     if (!got.isEmpty()) {
                         int n = got.size();
-                        listener.call(l -> l.onReclaimed(n));
+                        core.listener().call(l -> l.onReclaimed(n));
                     }
                     if (StreamGroup.START.equals(claimCursor) || got.isEmpty()) {
                         claimCursor = StreamGroup.START;
@@ -276,7 +264,8 @@ public final class StreamConsumer<M> extends AbstractConsumer<StreamConsumer<M>>
                     got = calls.read(permits, StreamEntryID.XREADGROUP_UNDELIVERED_ENTRY, blockMillis);
                 }
                 for (Delivery d : got) {
-                    executor.execute(() -> run(d));
+                    Work<M> w = prepare(d);
+                    handlers.submit(w.lane(), w);
                     started++;
                 }
                 backoff = 0;
@@ -344,32 +333,52 @@ public final class StreamConsumer<M> extends AbstractConsumer<StreamConsumer<M>>
         }
     }
 
-    private void run(Delivery d) {
-        StreamEntry entry = d.entry();
-        String id = entry.getID().toString();
+    /**
+     * One entry for a handler thread, read on the reader thread so that its order key gives its lane: the decoded
+     * message, or why the entry goes to the dead letters at once ({@code poison}), or neither when it was trimmed.
+     */
+    private record Work<M>(Delivery delivery, String payload, M message, String poison, int lane) {}
+
+    private Work<M> prepare(Delivery d) {
+        Map<String, String> fields = d.entry().getFields();
+        if (fields == null) {
+            return new Work<>(d, null, null, null, 0); // deleted from the stream (trimmed) while pending
+        }
+        String payload = fields.get(PAYLOAD_FIELD);
+        if (payload == null) {
+            String why = "the entry has no '" + PAYLOAD_FIELD + "' field; fields: " + fields.keySet();
+            return new Work<>(d, null, null, why, 0);
+        }
+        PayloadReader.Decoded<M> decoded = core.payloads().read(payload);
+        if (decoded.poison() != null) {
+            return new Work<>(d, payload, null, decoded.poison(), 0);
+        }
         try {
-            Map<String, String> fields = entry.getFields();
-            if (fields == null) {
-                // deleted from the stream (trimmed) while pending: nothing to run
-                ack(entry.getID());
+            return new Work<>(
+                    d, payload, decoded.message(), null, core.settings().laneOf(decoded.message()));
+        } catch (RuntimeException e) { // the order key function failed: the entry cannot be placed in order
+            return new Work<>(d, payload, null, "the orderKey function failed: " + e, 0);
+        }
+    }
+
+    private void run(Work<M> w) {
+        Delivery d = w.delivery();
+        StreamEntryID id = d.entry().getID();
+        try {
+            if (w.poison() != null) {
+                deadLetter(d, w.payload(), w.poison());
                 return;
             }
-            String payload = fields.get(PAYLOAD_FIELD);
-            if (payload == null) {
-                deadLetter(d, null, "the entry has no '" + PAYLOAD_FIELD + "' field; fields: " + fields.keySet());
-                return;
-            }
-            PayloadReader.Decoded<M> decoded = payloads.read(payload);
-            if (decoded.poison() != null) {
-                deadLetter(d, payload, decoded.poison());
+            if (w.message() == null) {
+                ack(id); // trimmed while pending: nothing to run
                 return;
             }
             int attempt = (int) Math.min(Integer.MAX_VALUE, d.deliveries());
-            DeliveryRunner.Result r = runner.run(decoded.message(), id, attempt, this::isRunning);
+            DeliveryRunner.Result r = core.runner().run(w.message(), id.toString(), attempt, this::isRunning);
             if (r instanceof DeliveryRunner.Result.Handled) {
-                ack(entry.getID());
+                ack(id);
             } else if (r instanceof DeliveryRunner.Result.DeadLetter dl) {
-                deadLetter(d, payload, dl.reason());
+                deadLetter(d, w.payload(), dl.reason());
             } // Abandoned: closing; the entry stays pending and comes back
         } catch (RuntimeException e) {
             // Redis failed while acknowledging or dead-lettering: the entry stays pending and comes back
@@ -390,25 +399,26 @@ public final class StreamConsumer<M> extends AbstractConsumer<StreamConsumer<M>>
         fields.put(DELIVERIES_FIELD, Long.toString(d.deliveries()));
         calls.deadLetter(d, deadLetterStream, fields);
         LOG.warn("stream '{}': entry {} dead-lettered to '{}': {}", stream, entry.getID(), deadLetterStream, reason);
-        listener.acked(entry.getID().toString());
-        listener.deadLettered(entry.getID().toString(), reason);
+        core.listener().acked(entry.getID().toString());
+        core.listener().deadLettered(entry.getID().toString(), reason);
     }
 
     private void ack(StreamEntryID id) {
         calls.ack(id);
-        listener.acked(id.toString());
+        core.listener().acked(id.toString());
     }
 
     @Override
     public String toString() {
         return "StreamConsumer[" + stream + ", group=" + group + ", consumer=" + consumer + ", concurrency="
-                + settings.concurrency() + "]";
+                + core.settings().concurrency() + "]";
     }
 
     /**
-     * Builds a {@link StreamConsumer}. The settings every adapter has ({@code concurrency}, {@code virtualThreads},
-     * {@code maxAttempts}, {@code retryBackoff}, {@code objectMapper}, {@code listener}) are {@link ConsumerBuilder}'s. Each setting
-     * may be set once; a second call is an {@link IllegalStateException}. Not threadsafe.
+     * Builds a {@link StreamConsumer}. The settings every adapter has ({@code concurrency}, {@code orderKey}, {@code
+     * virtualThreads}, {@code maxAttempts}, {@code retryBackoff}, {@code objectMapper}, {@code listener}) are {@link
+     * ConsumerBuilder}'s. Each setting may be set once; a second call is an {@link IllegalStateException}. Not
+     * threadsafe.
      *
      * @param <M> the message type
      */
@@ -443,15 +453,13 @@ public final class StreamConsumer<M> extends AbstractConsumer<StreamConsumer<M>>
          * {@code claimIdle}. Two live consumers must not share a name.
          */
         public Builder<M> consumerName(String name) {
-            Require.notEmpty("consumerName", name);
-            consumerName = Require.setOnce("consumerName", consumerName, name);
+            consumerName = Require.setOnce("consumerName", consumerName, Require.notEmpty("consumerName", name));
             return this;
         }
 
         /** The most entries one read takes (default: the concurrency, at least 10 and at most 100). */
         public Builder<M> batchSize(int n) {
-            Require.within("batchSize", n, 1, 10_000);
-            batchSize = Require.setOnce("batchSize", batchSize, n);
+            batchSize = Require.setOnce("batchSize", batchSize, Require.within("batchSize", n, 1, 10_000));
             return this;
         }
 
@@ -462,8 +470,10 @@ public final class StreamConsumer<M> extends AbstractConsumer<StreamConsumer<M>>
          */
         public Builder<M> block(Duration d) {
             Require.positive("block", d);
-            Require.within("block", d, Duration.ofMillis(1), Duration.ofMillis(Integer.MAX_VALUE));
-            block = Require.setOnce("block", block, d);
+            block = Require.setOnce(
+                    "block",
+                    block,
+                    Require.within("block", d, Duration.ofMillis(1), Duration.ofMillis(Integer.MAX_VALUE)));
             return this;
         }
 
@@ -472,15 +482,13 @@ public final class StreamConsumer<M> extends AbstractConsumer<StreamConsumer<M>>
          * dead consumer's entries or a failed entry are delivered again. It must exceed the longest handler run.
          */
         public Builder<M> claimIdle(Duration d) {
-            Require.positive("claimIdle", d);
-            claimIdle = Require.setOnce("claimIdle", claimIdle, d);
+            claimIdle = Require.setOnce("claimIdle", claimIdle, Require.positive("claimIdle", d));
             return this;
         }
 
         /** How often the reader looks for idle pending entries (default: half of {@code claimIdle}). */
         public Builder<M> claimInterval(Duration d) {
-            Require.positive("claimInterval", d);
-            claimInterval = Require.setOnce("claimInterval", claimInterval, d);
+            claimInterval = Require.setOnce("claimInterval", claimInterval, Require.positive("claimInterval", d));
             return this;
         }
 
@@ -491,15 +499,15 @@ public final class StreamConsumer<M> extends AbstractConsumer<StreamConsumer<M>>
          * longer than {@code block} between reads.
          */
         public Builder<M> deleteIdleConsumersAfter(Duration d) {
-            Require.notNegative("deleteIdleConsumersAfter", d);
-            deleteIdle = Require.setOnce("deleteIdleConsumersAfter", deleteIdle, d);
+            deleteIdle = Require.setOnce(
+                    "deleteIdleConsumersAfter", deleteIdle, Require.notNegative("deleteIdleConsumersAfter", d));
             return this;
         }
 
         /** The dead-letter stream's key (default {@code <stream>:dead}). */
         public Builder<M> deadLetterStream(String key) {
-            Require.notEmpty("deadLetterStream", key);
-            deadLetterStream = Require.setOnce("deadLetterStream", deadLetterStream, key);
+            deadLetterStream =
+                    Require.setOnce("deadLetterStream", deadLetterStream, Require.notEmpty("deadLetterStream", key));
             return this;
         }
 

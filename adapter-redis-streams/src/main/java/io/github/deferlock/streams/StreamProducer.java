@@ -1,8 +1,9 @@
 package io.github.deferlock.streams;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.github.deferlock.consumer.internal.PayloadWriter;
 import io.github.deferlock.redis.internal.Require;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.params.XAddParams;
@@ -51,14 +52,7 @@ public final class StreamProducer {
      * @throws IllegalArgumentException when the message cannot be written as JSON
      */
     public String add(Object message) {
-        Require.notNull("message", message);
-        String json;
-        try {
-            json = mapper.writeValueAsString(message);
-        } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException(
-                    "cannot write " + message.getClass().getName() + " as JSON", e);
-        }
+        String json = new String(PayloadWriter.write(mapper, message), StandardCharsets.UTF_8);
         XAddParams params = XAddParams.xAddParams();
         if (maxLen > 0) {
             params.maxLen(maxLen).approximateTrimming();

@@ -55,6 +55,7 @@ final class ReadmeStreamsExampleTest {
             try (StreamConsumer<OrderEvent> consumer = StreamConsumer.builder(
                             redis, "order-events", "billing", OrderEvent.class, orders)
                     .concurrency(8) // handler threads; virtualThreads(true) on Java 21+
+                    .orderKey(e -> "order:" + e.orderId()) // one key's entries one at a time, in stream order
                     .claimIdle(Duration.ofSeconds(60)) // a dead consumer's entries come back after this
                     .maxAttempts(5) // a failing entry then goes to the stream "order-events:dead"
                     .build()

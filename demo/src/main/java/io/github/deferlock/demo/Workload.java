@@ -159,8 +159,8 @@ final class Workload {
                                 .build()
                                 .start());
             } else if (options.source().equals("rabbit")) {
-                // a queue with one channel per worker: THROW and an exhausted SLEEP_RETRY publish the message
-                // again to the tail of the queue (the adapter's retry), then ack the original
+                // a queue consumed on one channel by `workers` handler threads: THROW and an exhausted SLEEP_RETRY
+                // leave the message unacknowledged and run it again in place after the adapter's retryBackoff
                 ConnectionFactory factory = new ConnectionFactory();
                 factory.setHost("127.0.0.1");
                 factory.setPort(brokers.rabbit().port());

@@ -31,21 +31,29 @@ import org.slf4j.LoggerFactory;
  * dead-lettered without its handler having failed on it.
  *
  * The message stays unacknowledged (uncommitted, pending) all along, so a process that dies meanwhile gets it
- * redelivered. Threadsafe; one instance serves all the handler threads of a consumer.
+ * redelivered. Threadsafe; one instance serves all the handler threads of a consumer. Tests give the handle
+ * function (a {@link ConflictAwareHandler#handle} in production), a gate, a sleeper and a clock of their own.
  *
+ * @param handler runs one message ({@link ConflictAwareHandler#handle})
+ * @param maxAttempts on which failed attempt a message is dead-lettered
+ * @param retryBackoff the wait after a failed attempt
+ * @param listener hears each message's fate
+ * @param source names the queue, topic or stream in logs
+ * @param gate the consumer's outage gate
+ * @param sleeper waits out backoffs
+ * @param nanoTime the clock
  * @param <M> the message type
  */
-public final class DeliveryRunner<M> {
+public record DeliveryRunner<M>(
+        Function<M, Outcome> handler,
+        int maxAttempts,
+        Backoff retryBackoff,
+        GuardedListener<?> listener,
+        String source,
+        OutageGate gate,
+        Sleeper sleeper,
+        LongSupplier nanoTime) {
     private static final Logger LOG = LoggerFactory.getLogger(DeliveryRunner.class);
-
-    private final Function<M, Outcome> handler;
-    private final int maxAttempts;
-    private final Backoff retryBackoff;
-    private final GuardedListener<?> listener;
-    private final OutageGate gate;
-    private final Sleeper sleeper;
-    private final LongSupplier nanoTime;
-    private final String source;
 
     /**
      * A runner for the settings' handler and failure policy; {@code source} names the queue/topic/stream in logs.
@@ -62,29 +70,6 @@ public final class DeliveryRunner<M> {
                 System::nanoTime);
     }
 
-    /**
-     * A runner of {@code handle} (a {@link ConflictAwareHandler#handle} in production) with a gate, sleeper and
-     * clock of the caller's (tests).
-     */
-    public DeliveryRunner(
-            Function<M, Outcome> handle,
-            int maxAttempts,
-            Backoff retryBackoff,
-            GuardedListener<?> listener,
-            String source,
-            OutageGate gate,
-            Sleeper sleeper,
-            LongSupplier nanoTime) {
-        this.handler = handle;
-        this.maxAttempts = maxAttempts;
-        this.retryBackoff = retryBackoff;
-        this.listener = listener;
-        this.source = source;
-        this.gate = gate;
-        this.sleeper = sleeper;
-        this.nanoTime = nanoTime;
-    }
-
     /** What became of a message. */
     public sealed interface Result {
         /** {@code handle} returned {@code outcome}: acknowledge (commit) the message. */
@@ -95,11 +80,6 @@ public final class DeliveryRunner<M> {
 
         /** The consumer let go (closing, partition revoked, interrupted): leave the message unacknowledged. */
         record Abandoned() implements Result {}
-    }
-
-    /** The consumer's outage gate (the adapters' readers may consult it). */
-    public OutageGate gate() {
-        return gate;
     }
 
     /**

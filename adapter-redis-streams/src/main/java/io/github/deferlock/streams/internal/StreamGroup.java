@@ -22,27 +22,19 @@ import redis.clients.jedis.resps.StreamPendingEntry;
  * The Redis calls of one consumer in one group of one stream: create the group, read ({@code XREADGROUP}),
  * reclaim ({@code XAUTOCLAIM}), acknowledge, dead-letter and delete idle consumers. Stateless apart from its
  * settings; threadsafe when the client is (a pooled {@code UnifiedJedis} is).
+ *
+ * @param redis the client
+ * @param stream the stream's key
+ * @param group the consumer group
+ * @param consumer this consumer's name in the group
  */
-public final class StreamGroup {
+public record StreamGroup(UnifiedJedis redis, String stream, String group, String consumer) {
     private static final Logger LOG = LoggerFactory.getLogger(StreamGroup.class);
     private static final Script DELETE_IDLE =
             Script.load(r -> StreamGroup.class.getResourceAsStream(r), "delete_idle_consumers.lua");
     private static final int ACK_TRIES = 5;
     /** The id before every entry: a new group reads from it, a cursor starts at it. */
     public static final StreamEntryID START = new StreamEntryID(0, 0);
-
-    private final UnifiedJedis redis;
-    private final String stream;
-    private final String group;
-    private final String consumer;
-
-    /** The calls of {@code consumer} in {@code group} of {@code stream}. */
-    public StreamGroup(UnifiedJedis redis, String stream, String group, String consumer) {
-        this.redis = redis;
-        this.stream = stream;
-        this.group = group;
-        this.consumer = consumer;
-    }
 
     /** One delivery: the entry and how many times it was delivered (1 for a first read). */
     public record Delivery(StreamEntry entry, long deliveries) {}
