@@ -776,6 +776,48 @@ public final class DelayQueue<T> {
         }
     }
 
+    // ---------------------------------------------------------------- pause and resume
+
+    /**
+     * Pauses the queue, for every process: from the moment this call returns no claim takes a due job ({@link
+     * #claim(int)} and the workers of every process get none; the claim script checks a marker key in Redis, so
+     * clocks and the processes' own state do not matter). Jobs already claimed run to the end and are acked as
+     * usual; enqueues, cancels, dead-letter actions and the return of expired in-flight jobs go on; a worker
+     * started while the queue is paused stays idle. Paused workers cost what idle ones do: one claim call per
+     * fallback poll (default 1 s) and one per wake notice. The state survives restarts of every worker (not a
+     * flush of Redis). One script call; idempotent.
+     *
+     * @return true when this call paused the queue; false when it was paused already (or this call was resent
+     *     after a lost reply)
+     * @throws DelayQueueException when Redis fails
+     */
+    public boolean pause() {
+        return scripts.pause(true);
+    }
+
+    /**
+     * Resumes a paused queue: claims take due jobs again, and a wake notice makes idle workers claim at once
+     * (a worker that missed the notice claims at its next fallback poll, default within 1 s). One script call;
+     * idempotent.
+     *
+     * @return true when this call resumed the queue; false when it was not paused (or this call was resent after
+     *     a lost reply)
+     * @throws DelayQueueException when Redis fails
+     */
+    public boolean resume() {
+        return scripts.pause(false);
+    }
+
+    /**
+     * Whether the queue is paused ({@link #pause()}); {@link #stats()} tells it too, with the time it was
+     * paused. One {@code EXISTS}.
+     *
+     * @throws DelayQueueException when Redis fails
+     */
+    public boolean isPaused() {
+        return scripts.paused();
+    }
+
     /**
      * The dead letters of this queue: list, requeue, purge and count them, e.g. {@code
      * queue.deadLetters().requeueAll()}.

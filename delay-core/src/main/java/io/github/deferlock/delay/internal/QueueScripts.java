@@ -42,6 +42,7 @@ public final class QueueScripts {
     private static final Script DEAD_LIST = QueueLua.load("dead_list");
     private static final Script REQUEUE = QueueLua.load("requeue");
     private static final Script PURGE = QueueLua.load("purge");
+    private static final Script PAUSE = QueueLua.load("pause");
 
     private static final byte[] REPLAY_TTL = num(REPLAY_TTL_MS);
     /** A replay record's lifetime of 0 ms: the call keeps none (enqueue.lua, ARGV[3]). */
@@ -225,7 +226,8 @@ public final class QueueScripts {
                 keys.errors(),
                 keys.seq(),
                 keys.replay(token),
-                keys.stats());
+                keys.stats(),
+                keys.paused());
         List<byte[]> args = new ArrayList<>(5 + 2 * acks.size());
         args.add(num(max));
         args.add(num(visibilityMs));
@@ -414,7 +416,21 @@ public final class QueueScripts {
 
     /** The KEYS of stats.lua for the queue with {@code keys}; tools that hold no queue run it with these. */
     public static List<byte[]> statsKeys(QueueKeys keys) {
-        return List.of(keys.due(), keys.inflight(), keys.dead(), keys.stats());
+        return List.of(keys.due(), keys.inflight(), keys.dead(), keys.stats(), keys.paused());
+    }
+
+    /**
+     * pause.lua: pauses the queue ({@code paused} true) or resumes it, publishing a wake notice on resume. True
+     * when the call changed the state.
+     */
+    public boolean pause(boolean paused) {
+        List<byte[]> args = List.of(num(paused ? 1 : 0), keys.channel(), transport.shardedFlag());
+        return (Long) transport.run(paused ? "pause" : "resume", PAUSE, List.of(keys.paused()), args) == 1L;
+    }
+
+    /** Whether the paused marker exists (not a script: the one plain command). */
+    public boolean paused() {
+        return transport.call("isPaused", () -> transport.redis().exists(keys.paused()));
     }
 
     /** stats.lua itself, for {@code DelayQueue.stats(UnifiedJedis, String)}. */
