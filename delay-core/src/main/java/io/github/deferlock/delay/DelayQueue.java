@@ -238,9 +238,21 @@ public final class DelayQueue<T> {
     public EnqueueResult enqueueJob(NewJob<T> job) {
         Require.notNull("job", job);
         String id = job.id() == null ? null : requireId(job.id());
+        char replace = replaceCode(job.replace());
         return job.delay() != null
-                ? enqueueOne(id, job.payload(), requireDelay("delay", job.delay()), null, job.headers())
-                : enqueueOne(id, job.payload(), null, requireAt(job.at()), job.headers());
+                ? enqueueOne(id, job.payload(), requireDelay("delay", job.delay()), null, job.headers(), replace)
+                : enqueueOne(id, job.payload(), null, requireAt(job.at()), job.headers(), replace);
+    }
+
+    private static char replaceCode(NewJob.Replace replace) {
+        if (replace == null) {
+            return QueueScripts.KEEP;
+        }
+        return switch (replace) {
+            case PAYLOAD -> QueueScripts.REPLACE_PAYLOAD;
+            case DUE_TIME -> QueueScripts.REPLACE_DUE;
+            case PAYLOAD_AND_DUE_TIME -> QueueScripts.REPLACE_BOTH;
+        };
     }
 
     /**
@@ -310,7 +322,8 @@ public final class DelayQueue<T> {
             boolean absolute = job.delay() == null;
             long ms = absolute ? atMillis(requireAt(job.at())) : toMillis(requireDelay("delay", job.delay()));
             byte[] field = codec.field(JobHeaders.merge(defaults, job.headers()), job.payload());
-            entries.add(new QueueScripts.NewEntry(id, job.id() != null, absolute, ms, field));
+            entries.add(
+                    new QueueScripts.NewEntry(id, job.id() != null, absolute, ms, field, replaceCode(job.replace())));
         }
         List<QueueScripts.Stored> stored = scripts.enqueueAll(entries);
         List<EnqueueResult> results = new ArrayList<>(stored.size());
@@ -321,19 +334,41 @@ public final class DelayQueue<T> {
     }
 
     private EnqueueResult enqueueOne(String id, T payload, Duration delay, Instant at, Map<String, String> own) {
+        return enqueueOne(id, payload, delay, at, own, QueueScripts.KEEP);
+    }
+
+    private EnqueueResult enqueueOne(
+            String id, T payload, Duration delay, Instant at, Map<String, String> own, char replace) {
         byte[] field = codec.field(JobHeaders.merge(config.defaultHeaders(), own), payload);
         boolean callerId = id != null;
         QueueScripts.NewEntry entry = new QueueScripts.NewEntry(
-                callerId ? id : ids.next(), callerId, at != null, at != null ? atMillis(at) : toMillis(delay), field);
+                callerId ? id : ids.next(),
+                callerId,
+                at != null,
+                at != null ? atMillis(at) : toMillis(delay),
+                field,
+                replace);
         return enqueued(entry, scripts.enqueue(entry));
     }
 
     /** The result of one enqueued job; tells the listener when it was stored. */
     private EnqueueResult enqueued(QueueScripts.NewEntry entry, QueueScripts.Stored stored) {
         Instant due = stored.dueMs() == null ? null : Instant.ofEpochMilli(stored.dueMs());
-        // a generated id that exists was written by our own earlier try of the same call
-        EnqueueResult result = new EnqueueResult(entry.id(), !stored.added() && entry.callerId(), due);
-        if (!result.duplicate()) {
+        EnqueueResult.Outcome outcome =
+                switch (stored.status()) {
+                    case 1 -> EnqueueResult.Outcome.ADDED;
+                    case 2 -> EnqueueResult.Outcome.REPLACED;
+                    case 3 -> EnqueueResult.Outcome.RUNNING;
+                    case 4 -> EnqueueResult.Outcome.DEAD;
+                    // a generated id that exists was written by our own earlier try of the same call
+                    default -> entry.callerId() ? EnqueueResult.Outcome.DUPLICATE : EnqueueResult.Outcome.ADDED;
+                };
+        EnqueueResult result = new EnqueueResult(
+                entry.id(),
+                outcome != EnqueueResult.Outcome.ADDED && outcome != EnqueueResult.Outcome.REPLACED,
+                due,
+                outcome);
+        if (outcome == EnqueueResult.Outcome.ADDED) {
             // stored; when already claimed (a resend of our own call), it was due by the server's now
             config.listener()
                     .onEnqueued(config.name(), entry.id(), due != null ? due : Instant.ofEpochMilli(stored.nowMs()));

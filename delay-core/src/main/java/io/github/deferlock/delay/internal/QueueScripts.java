@@ -95,17 +95,39 @@ public final class QueueScripts {
      * @param absolute true: {@code ms} is a due time (epoch ms); false: a delay from the server's now
      * @param ms the due time or the delay, ms
      * @param tail the envelope's payload field (headers and payload)
+     * @param replace what to replace in a waiting job of this id: {@link #KEEP} (nothing), {@link #REPLACE_BOTH},
+     *     {@link #REPLACE_PAYLOAD} or {@link #REPLACE_DUE}
      */
-    public record NewEntry(String id, boolean callerId, boolean absolute, long ms, byte[] tail) {}
+    public record NewEntry(String id, boolean callerId, boolean absolute, long ms, byte[] tail, char replace) {
+        /** A job that never replaces: an existing id is reported, nothing is written. */
+        public NewEntry(String id, boolean callerId, boolean absolute, long ms, byte[] tail) {
+            this(id, callerId, absolute, ms, tail, KEEP);
+        }
+    }
+
+    /** {@link NewEntry#replace()}: an existing id is kept (reported as a duplicate). */
+    public static final char KEEP = 0;
+    /** {@link NewEntry#replace()}: a waiting job of this id gets the new payload and due time. */
+    public static final char REPLACE_BOTH = 'b';
+    /** {@link NewEntry#replace()}: a waiting job of this id gets the new payload, its due time stays. */
+    public static final char REPLACE_PAYLOAD = 'p';
+    /** {@link NewEntry#replace()}: a waiting job of this id gets the new due time, its payload stays. */
+    public static final char REPLACE_DUE = 't';
 
     /**
      * What enqueue.lua did with one job.
      *
      * @param nowMs the server time of the call
-     * @param added true when written; false when the id existed (or came earlier in the call)
+     * @param status 1 added; 0 the id existed (or came earlier in the call), nothing written; 2 the waiting job
+     *     was replaced; 3 not replaced, it is in flight; 4 not replaced, it is dead
      * @param dueMs when the job is due; null when the existing job is in flight or dead
      */
-    public record Stored(long nowMs, boolean added, Long dueMs) {}
+    public record Stored(long nowMs, int status, Long dueMs) {
+        /** True when a new job was written. */
+        public boolean added() {
+            return status == 1;
+        }
+    }
 
     /** enqueue.lua with one job; {@code WAIT}s when the queue waits for replicas. */
     public Stored enqueue(NewEntry job) {
@@ -148,14 +170,14 @@ public final class QueueScripts {
             byte[] lastDelay = null;
             long lastMs = 0;
             for (NewEntry job : part) {
-                if (!job.absolute() && lastDelay != null && job.ms() == lastMs) {
+                if (!job.absolute() && job.replace() == KEEP && lastDelay != null && job.ms() == lastMs) {
                     chunk.add(job.id().getBytes(StandardCharsets.UTF_8));
                     chunk.add(DELAY);
                     chunk.add(lastDelay); // a batch often shares one delay: format it once
                     chunk.add(job.tail());
                 } else {
                     addJob(chunk, job);
-                    if (!job.absolute()) {
+                    if (!job.absolute() && job.replace() == KEEP) {
                         lastDelay = chunk.get(chunk.size() - 2);
                         lastMs = job.ms();
                     }
@@ -182,15 +204,18 @@ public final class QueueScripts {
 
     private static void addJob(List<byte[]> args, NewEntry job) {
         args.add(job.id().getBytes(StandardCharsets.UTF_8));
-        args.add(job.absolute() ? AT : DELAY);
+        args.add(
+                job.replace() == KEEP
+                        ? (job.absolute() ? AT : DELAY)
+                        : utf8((job.absolute() ? "a" : "d") + job.replace()));
         args.add(num(job.ms()));
         args.add(job.tail());
     }
 
     private static Stored stored(List<?> reply, int k) {
-        boolean added = (Long) reply.get(1 + 2 * k) == 1L;
+        int status = ((Long) reply.get(1 + 2 * k)).intValue();
         Long due = (Long) reply.get(2 + 2 * k); // null: the existing job is in flight or dead
-        return new Stored((Long) reply.get(0), added, due);
+        return new Stored((Long) reply.get(0), status, due);
     }
 
     /**
