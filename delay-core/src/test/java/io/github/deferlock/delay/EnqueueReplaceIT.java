@@ -107,6 +107,13 @@ final class EnqueueReplaceIT {
             assertThat(q.get("p").orElseThrow().dueAt()).contains(due);
             assertThat(q.claim(1)).isEmpty(); // still an hour away
 
+            Instant later = due.plus(Duration.ofHours(1));
+            EnqueueResult at =
+                    q.enqueueJob(NewJob.at("p", new Msg("ignored", 3), later).replacing(Replace.DUE_TIME));
+            assertThat(at.outcome()).isEqualTo(Outcome.REPLACED);
+            assertThat(at.dueAt()).isEqualTo(later);
+            assertThat(q.get("p").orElseThrow().dueAt()).contains(later);
+
             EnqueueResult timeOnly = q.enqueueJob(
                     NewJob.of("p", new Msg("ignored", 3), Duration.ZERO).replacing(Replace.DUE_TIME));
             assertThat(timeOnly.outcome()).isEqualTo(Outcome.REPLACED);
