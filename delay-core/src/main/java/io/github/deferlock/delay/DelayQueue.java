@@ -44,6 +44,10 @@ import redis.clients.jedis.UnifiedJedis;
  * Builder#headers}). The queue tells its {@link Builder#listener listener} of every job it stores and of every
  * job it moves to the dead letters itself.
  *
+ * <p>A queue can be paused for every process ({@link #pause()}: its workers claim nothing until {@link
+ * #resume()}, enqueues go on), and an enqueue can replace a waiting job of the same id or debounce it ({@link
+ * NewJob#replacing}, {@link NewJob#debounce}).
+ *
  * <p>Every state change is one Lua script call on keys that share the hash tag {@code {name}} (see
  * docs/queue-keys.md), so a queue works the same on standalone Redis, Sentinel and Cluster. Payloads are
  * JSON written by Jackson for the bound type, with no default typing.
@@ -213,7 +217,8 @@ public final class DelayQueue<T> {
     /**
      * Enqueues a job with the caller's id, due after {@code delay}. Idempotent while the job exists: when a
      * job with this id is due, in flight or dead, nothing is written and the result says {@code
-     * duplicate()}. Once the job is acked or cancelled the id may be used again.
+     * duplicate()}. Once the job is acked or cancelled the id may be used again. To replace a waiting job of
+     * this id instead, or to debounce, enqueue a {@link NewJob#replacing} or {@link NewJob#debounce} job.
      *
      * @throws NullPointerException when an argument is null
      * @throws IllegalArgumentException when the id breaks the name rule (docs/names.md), {@code delay} is negative or
