@@ -28,13 +28,20 @@ final class JsonViews {
         return kind.name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 
-    static ArrayNode registry(List<RegistryEntry> entries) {
+    /**
+     * @param paused per entry, in order: whether the queue is paused; null for a lock prefix
+     */
+    static ArrayNode registry(List<RegistryEntry> entries, List<Boolean> paused) {
         ArrayNode a = Session.object().arrayNode();
-        for (RegistryEntry e : entries) {
-            a.addObject()
+        for (int i = 0; i < entries.size(); i++) {
+            RegistryEntry e = entries.get(i);
+            ObjectNode o = a.addObject()
                     .put("kind", kind(e.kind()))
                     .put("name", e.name())
                     .put("lastSeen", e.lastSeen().toString());
+            if (paused.get(i) != null) {
+                o.put("paused", paused.get(i));
+            }
         }
         return a;
     }
@@ -47,6 +54,8 @@ final class JsonViews {
                 .put("inFlight", s.inFlight())
                 .put("dead", s.dead())
                 .put("oldestDueAgeMillis", s.oldestDueAge().toMillis())
+                .put("paused", s.paused())
+                .put("pausedSince", s.paused() ? s.pausedSince().toString() : null)
                 .put("at", s.at().toString());
     }
 

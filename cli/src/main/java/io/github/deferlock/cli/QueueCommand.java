@@ -7,7 +7,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 
-/** {@code deferlock queue stats NAME}. */
+/** {@code deferlock queue stats|pause|resume NAME}. */
 @Command(name = "queue", mixinStandardHelpOptions = true, description = "One queue.")
 final class QueueCommand {
     @ParentCommand
@@ -37,7 +37,47 @@ final class QueueCommand {
                         new String[] {"in flight", Long.toString(q.inFlight())},
                         new String[] {"dead", Long.toString(q.dead())},
                         new String[] {"oldest due", Text.duration(q.oldestDueAge())},
+                        new String[] {"paused", q.paused() ? "since " + q.pausedSince() : "no"},
                         new String[] {"at", q.at().toString()})));
+        return ExitCode.OK;
+    }
+
+    @Command(
+            name = "pause",
+            mixinStandardHelpOptions = true,
+            description =
+                    "Pauses a queue for every process: no worker claims a job until `queue resume`; jobs already claimed finish, enqueues go on, a worker started meanwhile stays idle. Exits 1 for a queue that never held a job and no worker announced.")
+    int pause(@Parameters(paramLabel = "NAME", description = "the queue name") String name) {
+        return pauseOrResume(name, true);
+    }
+
+    @Command(
+            name = "resume",
+            mixinStandardHelpOptions = true,
+            description =
+                    "Resumes a paused queue: its workers claim again at once. Exits 1 for a queue that never held a job and no worker announced.")
+    int resume(@Parameters(paramLabel = "NAME", description = "the queue name") String name) {
+        return pauseOrResume(name, false);
+    }
+
+    private int pauseOrResume(String name, boolean pause) {
+        Session s = main.session;
+        if (s.existingQueue(name).isEmpty()) {
+            return ExitCode.NOT_FOUND;
+        }
+        boolean changed = pause ? s.inspector().pause(name) : s.inspector().resume(name);
+        String action = pause ? "pause" : "resume";
+        if (s.json()) {
+            s.printJson(Session.object()
+                    .put("queue", name)
+                    .put("action", action)
+                    .put("changed", changed)
+                    .put("paused", pause));
+        } else if (changed) {
+            s.out().printf("%s queue '%s'%n", pause ? "paused" : "resumed", Text.safe(name));
+        } else {
+            s.out().printf("queue '%s' was %s%n", Text.safe(name), pause ? "paused already" : "not paused");
+        }
         return ExitCode.OK;
     }
 }

@@ -1,5 +1,6 @@
 package io.github.deferlock.cli;
 
+import io.github.deferlock.inspect.EntryKind;
 import io.github.deferlock.inspect.RegistryEntry;
 import java.time.Duration;
 import java.time.Instant;
@@ -14,7 +15,7 @@ import picocli.CommandLine.ParentCommand;
         name = "queues",
         mixinStandardHelpOptions = true,
         description =
-                "Lists the queues, deferral queues and lock prefixes that announced themselves in the registry (deferlock:registry and <prefix>registry): workers refresh their queue every 30 s, RedisLocks its prefix on use; entries not seen for a day drop out.")
+                "Lists the queues, deferral queues and lock prefixes that announced themselves in the registry (deferlock:registry and <prefix>registry): workers refresh their queue every 30 s, RedisLocks its prefix on use; entries not seen for a day drop out. STATE says whether a queue is paused (deferlock queue pause/resume).")
 final class QueuesCommand implements Callable<Integer> {
     @ParentCommand
     Main main;
@@ -23,8 +24,12 @@ final class QueuesCommand implements Callable<Integer> {
     public Integer call() {
         Session s = main.session;
         List<RegistryEntry> entries = s.inspector().registered();
+        List<Boolean> paused = new ArrayList<>(entries.size());
+        for (RegistryEntry e : entries) { // one EXISTS per queue
+            paused.add(e.kind() == EntryKind.LOCK_PREFIX ? null : s.inspector().isPaused(e.name()));
+        }
         if (s.json()) {
-            s.printJson(JsonViews.registry(entries));
+            s.printJson(JsonViews.registry(entries, paused));
             return ExitCode.OK;
         }
         if (entries.isEmpty()) {
@@ -32,13 +37,16 @@ final class QueuesCommand implements Callable<Integer> {
             return ExitCode.OK;
         }
         List<List<String>> rows = new ArrayList<>();
-        rows.add(List.of("KIND", "NAME", "LAST SEEN"));
+        rows.add(List.of("KIND", "NAME", "STATE", "LAST SEEN"));
         Instant now = Instant.now();
-        for (RegistryEntry e : entries) {
+        for (int i = 0; i < entries.size(); i++) {
+            RegistryEntry e = entries.get(i);
             Duration ago = Duration.between(e.lastSeen(), now);
+            Boolean p = paused.get(i);
             rows.add(List.of(
                     JsonViews.kind(e.kind()),
                     Text.safe(e.name()),
+                    p == null ? "-" : p ? "paused" : "running",
                     e.lastSeen() + " (" + Text.duration(ago.isNegative() ? Duration.ZERO : ago) + " ago)"));
         }
         s.out().print(Text.table(rows));

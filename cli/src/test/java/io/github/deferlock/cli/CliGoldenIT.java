@@ -145,10 +145,28 @@ final class CliGoldenIT {
         toClose.add(RedisLocks.builder(redis).build());
         toClose.add(RedisLocks.builder(redis).keyPrefix("billing:").build());
         await().atMost(Duration.ofSeconds(10)).until(() -> redis.exists("deferlock:registry"));
+        DelayQueue.builder(redis, "reports", Msg.class).build().pause(); // STATE: paused
         run("queues");
         run("queues", "--json");
         run("queues", "--lock-prefix", "billing:");
         matchesGolden("queues");
+    }
+
+    @Test
+    void queuePauseAndResume_areIdempotent_andShowInStats(RedisClient redis) {
+        DelayQueue<Msg> emails = DelayQueue.builder(redis, "emails", Msg.class).build();
+        assertThat(run("queue", "pause", "emails")).isEqualTo(ExitCode.OK);
+        assertThat(emails.isPaused()).isTrue();
+        assertThat(emails.claim(10)).isEmpty(); // e4..e6 are due, but the queue is paused
+        run("queue", "pause", "emails");
+        run("queue", "stats", "emails");
+        run("queue", "stats", "emails", "--json");
+        assertThat(run("queue", "resume", "emails", "--json")).isEqualTo(ExitCode.OK);
+        assertThat(emails.isPaused()).isFalse();
+        run("queue", "resume", "emails");
+        assertThat(run("queue", "pause", "nothing-here")).isEqualTo(ExitCode.NOT_FOUND);
+        assertThat(emails.isPaused()).isFalse();
+        matchesGolden("queue-pause");
     }
 
     @Test
@@ -346,8 +364,22 @@ final class CliGoldenIT {
     @Test
     void help_onEveryCommand_exitsZero() {
         String[][] commands = {
-            {}, {"queues"}, {"queue"}, {"queue", "stats"}, {"dead"}, {"dead", "list"}, {"dead", "requeue"},
-            {"dead", "purge"}, {"job"}, {"job", "get"}, {"job", "cancel"}, {"locks"}, {"locks", "list"}, {"lock"},
+            {},
+            {"queues"},
+            {"queue"},
+            {"queue", "stats"},
+            {"queue", "pause"},
+            {"queue", "resume"},
+            {"dead"},
+            {"dead", "list"},
+            {"dead", "requeue"},
+            {"dead", "purge"},
+            {"job"},
+            {"job", "get"},
+            {"job", "cancel"},
+            {"locks"},
+            {"locks", "list"},
+            {"lock"},
             {"lock", "show"}
         };
         for (String[] c : commands) {

@@ -12,7 +12,8 @@ import java.util.Objects;
  * @param at when it was asked for (the dashboard's clock)
  * @param actor who: {@code "token"}, the basic-auth user, or {@code "anonymous"} for a refused request
  * @param remoteAddress the client address the servlet container reports
- * @param action {@code "requeue"}, {@code "purge"}, {@code "cancel"} or {@code "requeue-all"}
+ * @param action {@code "requeue"}, {@code "purge"}, {@code "cancel"}, {@code "requeue-all"}, {@code "pause"} or
+ *     {@code "resume"}
  * @param queue the queue acted on, as the request named it, also when refused (empty when the body named none or
  *     was not JSON)
  * @param ids the job ids the request named, also when refused (empty for requeue-all, or when the body named

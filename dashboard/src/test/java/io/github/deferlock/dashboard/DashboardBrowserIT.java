@@ -181,6 +181,8 @@ final class DashboardBrowserIT {
             assertThat(find("#dead tr[data-id='dead-1'] input.pick").isDisplayed())
                     .isFalse();
             assertThat(find("#signin").isDisplayed()).isFalse();
+            assertThat(find("#queues tr[data-queue='orders'] .pause-toggle").isDisplayed())
+                    .isFalse();
             assertThat(w.orders.size(JobState.DEAD)).isEqualTo(4);
         }
     }
@@ -216,6 +218,38 @@ final class DashboardBrowserIT {
                 assertThat(r.ids()).containsExactlyInAnyOrder("dead-1", "dead-3");
             });
             browser.screenshot("dead-letters-requeued");
+        }
+    }
+
+    @Test
+    void pauseAndResume_fromTheQueueRow_changeRedis_showTheState_andAreAudited(UnifiedJedis redis) {
+        try (Workload w = Workload.write(redis);
+                RunningDashboard d = RunningDashboard.withActions(redis)) {
+            open(d);
+            String row = "#queues tr[data-queue='orders'] ";
+            eventually()
+                    .untilAsserted(() -> assertThat(text(row + ".queue-state")).isEqualTo("running"));
+            signIn();
+            eventually().until(() -> find(row + ".pause-toggle").isDisplayed());
+            assertThat(text(row + ".pause-toggle")).isEqualTo("Pause");
+            click(row + ".pause-toggle");
+
+            eventually().until(w.orders::isPaused);
+            eventually().untilAsserted(() -> {
+                assertThat(text(row + ".queue-state")).isEqualTo("paused");
+                assertThat(text(row + ".pause-toggle")).isEqualTo("Resume");
+            });
+            assertThat(text("#queues tr[data-queue='emails'] .queue-state")).isEqualTo("running");
+            assertThat(w.emails.isPaused()).isFalse();
+            browser.screenshot("queue-paused");
+            click(row + ".pause-toggle");
+
+            eventually().until(() -> !w.orders.isPaused());
+            eventually()
+                    .untilAsserted(() -> assertThat(text(row + ".queue-state")).isEqualTo("running"));
+            assertThat(d.audit)
+                    .extracting(r -> r.action() + " " + r.queue() + " " + r.actor() + " " + r.outcome())
+                    .containsExactly("pause orders token paused", "resume orders token resumed");
         }
     }
 

@@ -174,6 +174,52 @@ final class DashboardHttpIT {
     }
 
     @Test
+    void pauseAndResume_needCredentials_showInQueues_andAreAudited(UnifiedJedis redis) throws Exception {
+        try (Workload w = Workload.write(redis);
+                RunningDashboard d = RunningDashboard.withActions(redis)) {
+            String body = "{\"queue\":\"orders\"}";
+            String csrf = d.csrf();
+            HttpResponse<String> anonymous =
+                    d.post("api/actions/pause", body, "X-CSRF-Token", csrf, "Content-Type", "application/json");
+            assertThat(anonymous.statusCode()).isEqualTo(401);
+            assertThat(w.orders.isPaused()).isFalse();
+
+            String[] auth = {
+                "Authorization",
+                "Bearer " + RunningDashboard.TOKEN,
+                "X-CSRF-Token",
+                csrf,
+                "Content-Type",
+                "application/json"
+            };
+            HttpResponse<String> paused = d.post("api/actions/pause", body, auth);
+            assertThat(paused.statusCode()).isEqualTo(200);
+            assertThat(paused.body()).contains("\"changed\":true");
+            assertThat(w.orders.isPaused()).isTrue();
+            assertThat(d.post("api/actions/pause", body, auth).body()).contains("\"changed\":false");
+            JsonNode orders = null;
+            for (JsonNode q : d.getJson("api/queues").get("queues")) {
+                if (q.get("name").asText().equals("orders")) {
+                    orders = q;
+                }
+            }
+            assertThat(orders.get("paused").asBoolean()).isTrue();
+            assertThat(orders.get("pausedSince").asLong()).isPositive();
+            assertThat(d.post("api/actions/resume", body, auth).statusCode()).isEqualTo(200);
+            assertThat(w.orders.isPaused()).isFalse();
+
+            assertThat(d.audit.get(0).action() + " " + d.audit.get(0).queue()).isEqualTo("pause orders");
+            assertThat(d.audit.get(0).outcome()).startsWith("refused: ");
+            assertThat(d.audit.subList(1, d.audit.size()))
+                    .extracting(r -> r.action() + " " + r.actor() + " " + r.queue() + " " + r.outcome())
+                    .containsExactly(
+                            "pause token orders paused",
+                            "pause token orders already paused",
+                            "resume token orders resumed");
+        }
+    }
+
+    @Test
     void actions_withoutCredentialsOrCsrfToken_areRefusedAndChangeNothing(UnifiedJedis redis) {
         try (Workload w = Workload.write(redis);
                 RunningDashboard d = RunningDashboard.withActions(redis)) {

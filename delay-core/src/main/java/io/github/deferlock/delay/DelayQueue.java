@@ -44,6 +44,10 @@ import redis.clients.jedis.UnifiedJedis;
  * Builder#headers}). The queue tells its {@link Builder#listener listener} of every job it stores and of every
  * job it moves to the dead letters itself.
  *
+ * <p>A queue can be paused for every process ({@link #pause()}: its workers claim nothing until {@link
+ * #resume()}, enqueues go on), and an enqueue can replace a waiting job of the same id or debounce it ({@link
+ * NewJob#replacing}, {@link NewJob#debounce}).
+ *
  * <p>Every state change is one Lua script call on keys that share the hash tag {@code {name}} (see
  * docs/queue-keys.md), so a queue works the same on standalone Redis, Sentinel and Cluster. Payloads are
  * JSON written by Jackson for the bound type, with no default typing.
@@ -213,7 +217,8 @@ public final class DelayQueue<T> {
     /**
      * Enqueues a job with the caller's id, due after {@code delay}. Idempotent while the job exists: when a
      * job with this id is due, in flight or dead, nothing is written and the result says {@code
-     * duplicate()}. Once the job is acked or cancelled the id may be used again.
+     * duplicate()}. Once the job is acked or cancelled the id may be used again. To replace a waiting job of
+     * this id instead, or to debounce, enqueue a {@link NewJob#replacing} or {@link NewJob#debounce} job.
      *
      * @throws NullPointerException when an argument is null
      * @throws IllegalArgumentException when the id breaks the name rule (docs/names.md), {@code delay} is negative or
@@ -238,9 +243,21 @@ public final class DelayQueue<T> {
     public EnqueueResult enqueueJob(NewJob<T> job) {
         Require.notNull("job", job);
         String id = job.id() == null ? null : requireId(job.id());
+        char replace = replaceCode(job.replace());
         return job.delay() != null
-                ? enqueueOne(id, job.payload(), requireDelay("delay", job.delay()), null, job.headers())
-                : enqueueOne(id, job.payload(), null, requireAt(job.at()), job.headers());
+                ? enqueueOne(id, job.payload(), requireDelay("delay", job.delay()), null, job.headers(), replace)
+                : enqueueOne(id, job.payload(), null, requireAt(job.at()), job.headers(), replace);
+    }
+
+    private static char replaceCode(NewJob.Replace replace) {
+        if (replace == null) {
+            return QueueScripts.KEEP;
+        }
+        return switch (replace) {
+            case PAYLOAD -> QueueScripts.REPLACE_PAYLOAD;
+            case DUE_TIME -> QueueScripts.REPLACE_DUE;
+            case PAYLOAD_AND_DUE_TIME -> QueueScripts.REPLACE_BOTH;
+        };
     }
 
     /**
@@ -310,7 +327,8 @@ public final class DelayQueue<T> {
             boolean absolute = job.delay() == null;
             long ms = absolute ? atMillis(requireAt(job.at())) : toMillis(requireDelay("delay", job.delay()));
             byte[] field = codec.field(JobHeaders.merge(defaults, job.headers()), job.payload());
-            entries.add(new QueueScripts.NewEntry(id, job.id() != null, absolute, ms, field));
+            entries.add(
+                    new QueueScripts.NewEntry(id, job.id() != null, absolute, ms, field, replaceCode(job.replace())));
         }
         List<QueueScripts.Stored> stored = scripts.enqueueAll(entries);
         List<EnqueueResult> results = new ArrayList<>(stored.size());
@@ -321,19 +339,41 @@ public final class DelayQueue<T> {
     }
 
     private EnqueueResult enqueueOne(String id, T payload, Duration delay, Instant at, Map<String, String> own) {
+        return enqueueOne(id, payload, delay, at, own, QueueScripts.KEEP);
+    }
+
+    private EnqueueResult enqueueOne(
+            String id, T payload, Duration delay, Instant at, Map<String, String> own, char replace) {
         byte[] field = codec.field(JobHeaders.merge(config.defaultHeaders(), own), payload);
         boolean callerId = id != null;
         QueueScripts.NewEntry entry = new QueueScripts.NewEntry(
-                callerId ? id : ids.next(), callerId, at != null, at != null ? atMillis(at) : toMillis(delay), field);
+                callerId ? id : ids.next(),
+                callerId,
+                at != null,
+                at != null ? atMillis(at) : toMillis(delay),
+                field,
+                replace);
         return enqueued(entry, scripts.enqueue(entry));
     }
 
     /** The result of one enqueued job; tells the listener when it was stored. */
     private EnqueueResult enqueued(QueueScripts.NewEntry entry, QueueScripts.Stored stored) {
         Instant due = stored.dueMs() == null ? null : Instant.ofEpochMilli(stored.dueMs());
-        // a generated id that exists was written by our own earlier try of the same call
-        EnqueueResult result = new EnqueueResult(entry.id(), !stored.added() && entry.callerId(), due);
-        if (!result.duplicate()) {
+        EnqueueResult.Outcome outcome =
+                switch (stored.status()) {
+                    case 1 -> EnqueueResult.Outcome.ADDED;
+                    case 2 -> EnqueueResult.Outcome.REPLACED;
+                    case 3 -> EnqueueResult.Outcome.RUNNING;
+                    case 4 -> EnqueueResult.Outcome.DEAD;
+                    // a generated id that exists was written by our own earlier try of the same call
+                    default -> entry.callerId() ? EnqueueResult.Outcome.DUPLICATE : EnqueueResult.Outcome.ADDED;
+                };
+        EnqueueResult result = new EnqueueResult(
+                entry.id(),
+                outcome != EnqueueResult.Outcome.ADDED && outcome != EnqueueResult.Outcome.REPLACED,
+                due,
+                outcome);
+        if (outcome == EnqueueResult.Outcome.ADDED) {
             // stored; when already claimed (a resend of our own call), it was due by the server's now
             config.listener()
                     .onEnqueued(config.name(), entry.id(), due != null ? due : Instant.ofEpochMilli(stored.nowMs()));
@@ -774,6 +814,48 @@ public final class DelayQueue<T> {
         } catch (redis.clients.jedis.exceptions.JedisException e) {
             throw new DelayQueueException("cannot read the stats of queue '" + name + "': " + e.getMessage(), e);
         }
+    }
+
+    // ---------------------------------------------------------------- pause and resume
+
+    /**
+     * Pauses the queue, for every process: from the moment this call returns no claim takes a due job ({@link
+     * #claim(int)} and the workers of every process get none; the claim script checks a marker key in Redis, so
+     * clocks and the processes' own state do not matter). Jobs already claimed run to the end and are acked as
+     * usual; enqueues, cancels, dead-letter actions and the return of expired in-flight jobs go on; a worker
+     * started while the queue is paused stays idle. Paused workers cost what idle ones do: one claim call per
+     * fallback poll (default 1 s) and one per wake notice. The state survives restarts of every worker (not a
+     * flush of Redis). One script call; idempotent.
+     *
+     * @return true when this call paused the queue; false when it was paused already (or this call was resent
+     *     after a lost reply)
+     * @throws DelayQueueException when Redis fails
+     */
+    public boolean pause() {
+        return scripts.pause(true);
+    }
+
+    /**
+     * Resumes a paused queue: claims take due jobs again, and a wake notice makes idle workers claim at once
+     * (a worker that missed the notice claims at its next fallback poll, default within 1 s). One script call;
+     * idempotent.
+     *
+     * @return true when this call resumed the queue; false when it was not paused (or this call was resent after
+     *     a lost reply)
+     * @throws DelayQueueException when Redis fails
+     */
+    public boolean resume() {
+        return scripts.pause(false);
+    }
+
+    /**
+     * Whether the queue is paused ({@link #pause()}); {@link #stats()} tells it too, with the time it was
+     * paused. One {@code EXISTS}.
+     *
+     * @throws DelayQueueException when Redis fails
+     */
+    public boolean isPaused() {
+        return scripts.paused();
     }
 
     /**

@@ -23,9 +23,28 @@ import java.util.Objects;
  * @param delay the delay from now; null when {@code at} is set
  * @param at the due time; null when {@code delay} is set
  * @param headers the job's headers (null: none); stored as an unmodifiable copy
+ * @param replace what to replace in a waiting job with this id ({@link #replacing}, {@link #debounce}); null:
+ *     nothing, an existing id is reported as a duplicate
  * @param <T> the payload type
  */
-public record NewJob<T>(String id, T payload, Duration delay, Instant at, Map<String, String> headers) {
+public record NewJob<T>(
+        String id, T payload, Duration delay, Instant at, Map<String, String> headers, Replace replace) {
+
+    /**
+     * What an enqueue replaces in a waiting job (due or scheduled, not yet claimed) that has the same id. A job in
+     * flight is never replaced under its runner, nor a dead one: the result says so ({@link
+     * EnqueueResult.Outcome#RUNNING}, {@link EnqueueResult.Outcome#DEAD}). The replaced job keeps its place among
+     * jobs of equal due time, its attempts and its last error. Checked in the enqueue script, in the same call.
+     */
+    public enum Replace {
+        /** The payload and headers; the due time stays. */
+        PAYLOAD,
+        /** The due time (from this job's delay or time); the payload stays. */
+        DUE_TIME,
+        /** Both. */
+        PAYLOAD_AND_DUE_TIME
+    }
+
     /**
      * Validates the components.
      *
@@ -44,12 +63,49 @@ public record NewJob<T>(String id, T payload, Duration delay, Instant at, Map<St
         if (id != null && id.isEmpty()) {
             throw new IllegalArgumentException("id cannot be empty");
         }
+        if (replace != null && id == null) {
+            throw new IllegalArgumentException("replace " + replace + " needs a caller id (a generated id is new)");
+        }
         headers = JobHeaders.copyOf(headers);
     }
 
-    /** A job without headers. */
+    /** A job that replaces nothing. */
+    public NewJob(String id, T payload, Duration delay, Instant at, Map<String, String> headers) {
+        this(id, payload, delay, at, headers, null);
+    }
+
+    /** A job without headers that replaces nothing. */
     public NewJob(String id, T payload, Duration delay, Instant at) {
         this(id, payload, delay, at, Map.of());
+    }
+
+    /**
+     * A debounced job: due {@code window} after the last call. The first call adds it; each later call with the
+     * same id while the job waits replaces its payload and headers and pushes its due time out to now + {@code
+     * window} (server clock), so the handler runs once, with the last payload, {@code window} after a burst of
+     * calls ends. A call while the job runs or is dead writes nothing ({@link EnqueueResult.Outcome#RUNNING},
+     * {@link EnqueueResult.Outcome#DEAD}): the run has the payload it was claimed with. The same as {@code
+     * NewJob.of(id, payload, window).replacing(Replace.PAYLOAD_AND_DUE_TIME)}.
+     *
+     * @throws NullPointerException when an argument is null
+     * @throws IllegalArgumentException when {@code window} is negative or {@code id} is empty
+     */
+    public static <T> NewJob<T> debounce(String id, T payload, Duration window) {
+        Objects.requireNonNull(id, "id cannot be null");
+        Objects.requireNonNull(window, "window cannot be null");
+        return new NewJob<>(id, payload, window, null, Map.of(), Replace.PAYLOAD_AND_DUE_TIME);
+    }
+
+    /**
+     * This job, replacing {@code what} of a waiting job with the same id instead of being reported as a duplicate
+     * (see {@link Replace}). The result's {@link EnqueueResult#outcome()} says which case happened.
+     *
+     * @throws NullPointerException when {@code what} is null
+     * @throws IllegalArgumentException when this job has no caller id
+     */
+    public NewJob<T> replacing(Replace what) {
+        Objects.requireNonNull(what, "what cannot be null");
+        return new NewJob<>(id, payload, delay, at, headers, what);
     }
 
     /** A job due now with a generated id. */
@@ -94,7 +150,7 @@ public record NewJob<T>(String id, T payload, Duration delay, Instant at, Map<St
     public NewJob<T> withHeader(String key, String value) {
         Map<String, String> more = new LinkedHashMap<>(headers);
         more.put(key, value);
-        return new NewJob<>(id, payload, delay, at, more);
+        return new NewJob<>(id, payload, delay, at, more, replace);
     }
 
     /**
@@ -107,6 +163,6 @@ public record NewJob<T>(String id, T payload, Duration delay, Instant at, Map<St
         Objects.requireNonNull(more, "headers cannot be null");
         Map<String, String> all = new LinkedHashMap<>(headers);
         all.putAll(more);
-        return new NewJob<>(id, payload, delay, at, all);
+        return new NewJob<>(id, payload, delay, at, all, replace);
     }
 }

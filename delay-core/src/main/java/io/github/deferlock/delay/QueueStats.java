@@ -25,6 +25,7 @@ import java.util.Objects;
  * @param deadLettered jobs ever moved to the dead letters (attempts used, a visibility timeout on the last
  *     attempt, or a dead-letter call); a requeued dead letter that dies again is counted again
  * @param at the server time of the reading
+ * @param pausedSince when the queue was paused ({@link DelayQueue#pause()}, server clock), or null while it runs
  */
 public record QueueStats(
         String queue,
@@ -36,7 +37,8 @@ public record QueueStats(
         long enqueued,
         long acked,
         long deadLettered,
-        Instant at) {
+        Instant at,
+        Instant pausedSince) {
 
     /** Validates the components. */
     public QueueStats {
@@ -45,7 +47,35 @@ public record QueueStats(
         Objects.requireNonNull(at, "at cannot be null");
     }
 
-    /** The reply of stats.lua: {now ms, waiting, due, in flight, dead, head ms or -1, enqueued, acked, dead}. */
+    /**
+     * A reading of a queue that is not paused (the components before {@link #pausedSince} came).
+     *
+     * @deprecated use the canonical constructor, which takes {@code pausedSince}
+     */
+    @Deprecated
+    public QueueStats(
+            String queue,
+            long waiting,
+            long due,
+            long inFlight,
+            long dead,
+            Duration oldestDueAge,
+            long enqueued,
+            long acked,
+            long deadLettered,
+            Instant at) {
+        this(queue, waiting, due, inFlight, dead, oldestDueAge, enqueued, acked, deadLettered, at, null);
+    }
+
+    /** True when the queue was paused at the time of the reading: its workers claim nothing. */
+    public boolean paused() {
+        return pausedSince != null;
+    }
+
+    /**
+     * The reply of stats.lua: {now ms, waiting, due, in flight, dead, head ms or -1, enqueued, acked, dead, paused
+     * since ms or -1}.
+     */
     static QueueStats of(String queue, List<?> r) {
         long now = (Long) r.get(0);
         long head = (Long) r.get(5);
@@ -60,6 +90,7 @@ public record QueueStats(
                 (Long) r.get(6),
                 (Long) r.get(7),
                 (Long) r.get(8),
-                Instant.ofEpochMilli(now));
+                Instant.ofEpochMilli(now),
+                r.size() > 9 && (Long) r.get(9) >= 0 ? Instant.ofEpochMilli((Long) r.get(9)) : null);
     }
 }

@@ -215,4 +215,76 @@ abstract class QueueContract {
         }
         await().atMost(Duration.ofSeconds(5)).until(() -> wakeSubscribers(channel) == 0);
     }
+    /**
+     * Pause, on every topology: two independent workers (separate clients and queue objects, as two processes
+     * have) hold slow jobs; after {@code pause()} returns neither starts another job, both finish and ack the
+     * ones they hold, enqueues are stored, a third worker started while paused claims nothing; {@code resume()}
+     * wakes them by its notice long before their 5 s fallback poll.
+     */
+    @Test
+    void pause_stopsEveryWorker_heldJobsFinish_enqueuesGoOn_resumeWakesThemAtOnce() throws Exception {
+        DelayQueue<Msg> a = queue(redis, "pausable");
+        DelayQueue<Msg> b = queue(other, "pausable");
+        Map<String, Long> started = new ConcurrentHashMap<>(); // job id -> System.nanoTime() at handler start
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        JobHandler<Msg> handler = job -> {
+            started.put(job.id(), System.nanoTime());
+            if (job.id().startsWith("held-")) {
+                release.await();
+            }
+        };
+        try (DelayQueueWorker<Msg> wa = DelayQueueWorker.builder(a, handler)
+                        .concurrency(2)
+                        .fallbackPoll(Duration.ofSeconds(5))
+                        .build()
+                        .start();
+                DelayQueueWorker<Msg> wb = DelayQueueWorker.builder(b, handler)
+                        .concurrency(2)
+                        .fallbackPoll(Duration.ofSeconds(5))
+                        .build()
+                        .start()) {
+            for (int i = 0; i < 4; i++) {
+                a.enqueue("held-" + i, new Msg("held", i), Duration.ZERO);
+            }
+            await().atMost(Duration.ofSeconds(10)).until(() -> started.size() == 4); // 2 per worker
+
+            assertThat(b.pause()).isTrue();
+            long pausedAt = System.nanoTime();
+            assertThat(a.isPaused()).isTrue();
+            for (int i = 0; i < 10; i++) {
+                assertThat(b.enqueue("later-" + i, new Msg("later", i), Duration.ZERO)
+                                .duplicate())
+                        .isFalse();
+            }
+            assertThat(a.claim(10)).as("a claim while paused").isEmpty();
+            release.countDown(); // the held jobs finish and are acked while paused
+            await().atMost(Duration.ofSeconds(10)).until(() -> a.stats().inFlight() == 0);
+            assertThat(a.stats().acked()).isEqualTo(4);
+            try (DelayQueueWorker<Msg> wc = DelayQueueWorker.builder(queue(other, "pausable"), handler)
+                    .fallbackPoll(Duration.ofSeconds(5))
+                    .build()
+                    .start()) {
+                // an observation window: every worker had room, jobs due and a poll or notice in it
+                Thread.sleep(1500);
+                QueueStats paused = a.stats();
+                assertThat(paused.paused()).isTrue();
+                assertThat(paused.pausedSince()).isNotNull();
+                assertThat(paused.due()).isEqualTo(10);
+                assertThat(started.keySet()).noneMatch(id -> id.startsWith("later-"));
+                assertThat(wc.isRunning()).isTrue();
+            }
+            assertThat(started.values()).allMatch(t -> t - pausedAt < 0); // nothing started after pause()
+
+            long resumedAt = System.nanoTime();
+            assertThat(a.resume()).isTrue();
+            await().atMost(Duration.ofSeconds(10)).until(() -> started.size() == 14);
+            long lastStart =
+                    started.values().stream().mapToLong(Long::longValue).max().orElseThrow();
+            assertThat(Duration.ofNanos(lastStart - resumedAt))
+                    .as("all started after resume on %s", deployment)
+                    .isLessThan(Duration.ofMillis(2500));
+            assertThat(a.stats().paused()).isFalse();
+            assertThat(wa.isRunning() && wb.isRunning()).isTrue();
+        }
+    }
 }

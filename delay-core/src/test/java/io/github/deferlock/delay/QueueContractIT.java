@@ -46,7 +46,7 @@ final class QueueContractIT {
 
                 String prefix = QueueKeys.prefix(name);
                 RedisServer owner = cluster.masterFor(prefix + "due");
-                for (String k : List.of("inflight", "jobs", "dead", "errors", "seq", "wake")) {
+                for (String k : List.of("inflight", "jobs", "dead", "errors", "seq", "stats", "paused", "wake")) {
                     assertThat(cluster.masterFor(prefix + k)).as(prefix + k).isSameAs(owner);
                 }
                 perMaster.merge(owner.port(), 1, Integer::sum);

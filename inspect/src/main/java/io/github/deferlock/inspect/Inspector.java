@@ -371,6 +371,43 @@ public final class Inspector {
                 .requeueAll());
     }
 
+    /**
+     * Pauses the queue ({@link DelayQueue#pause()}): no worker of any process claims a job until {@link #resume};
+     * jobs already claimed finish, enqueues go on. {@link QueueStats#paused()} shows the state.
+     *
+     * @return true when this call paused it; false when it was paused already
+     * @throws IllegalArgumentException when the queue name is invalid
+     * @throws InspectException when Redis fails
+     */
+    public boolean pause(String queue) {
+        DelayQueue<JsonNode> q = queue(queue);
+        return call("pause queue '" + queue + "'", q::pause);
+    }
+
+    /**
+     * Whether the queue is paused ({@link DelayQueue#isPaused()}): one {@code EXISTS}, for listings that show
+     * many queues without reading their stats.
+     *
+     * @throws IllegalArgumentException when the queue name is invalid
+     * @throws InspectException when Redis fails
+     */
+    public boolean isPaused(String queue) {
+        DelayQueue<JsonNode> q = queue(queue);
+        return call("read the paused state of queue '" + queue + "'", q::isPaused);
+    }
+
+    /**
+     * Resumes a paused queue ({@link DelayQueue#resume()}): its workers claim again at once.
+     *
+     * @return true when this call resumed it; false when it was not paused
+     * @throws IllegalArgumentException when the queue name is invalid
+     * @throws InspectException when Redis fails
+     */
+    public boolean resume(String queue) {
+        DelayQueue<JsonNode> q = queue(queue);
+        return call("resume queue '" + queue + "'", q::resume);
+    }
+
     private static void checkIds(List<String> ids) {
         Require.notNull("ids", ids);
         Require.within("number of ids", ids.size(), 1, MAX_IDS);

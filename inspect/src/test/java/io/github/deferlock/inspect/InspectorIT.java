@@ -405,4 +405,24 @@ final class InspectorIT {
             assertThat(inspector.lock("lock:", "never-parked")).isEmpty();
         }
     }
+
+    @Test
+    void pauseAndResume_stopClaims_andShowInStats(RedisClient redis) {
+        DelayQueue<Msg> q = queue(redis, "pausing");
+        q.enqueue(new Msg("a"));
+        Inspector inspector = Inspector.builder(redis).build();
+        assertThat(inspector.isPaused("pausing")).isFalse();
+        assertThat(inspector.pause("pausing")).isTrue();
+        assertThat(inspector.pause("pausing")).isFalse();
+        assertThat(inspector.isPaused("pausing")).isTrue();
+        QueueStats stats = inspector.queueStats("pausing");
+        assertThat(stats.paused()).isTrue();
+        assertThat(stats.pausedSince()).isBetween(stats.at().minusSeconds(60), stats.at());
+        assertThat(q.claim(1)).isEmpty();
+        assertThat(inspector.resume("pausing")).isTrue();
+        assertThat(inspector.resume("pausing")).isFalse();
+        assertThat(inspector.queueStats("pausing").paused()).isFalse();
+        assertThat(q.claim(1)).hasSize(1);
+        assertThatThrownBy(() -> inspector.pause("bad{name")).isInstanceOf(IllegalArgumentException.class);
+    }
 }

@@ -35,6 +35,10 @@ final class QueueGauges {
                 .description("How long the earliest due job has been due")
                 .tags(tags)
                 .register(r);
+        Gauge.builder("deferlock.queue.paused", snapshots, s -> s.current().paused())
+                .description("1 while the queue is paused (its workers claim nothing), else 0")
+                .tags(tags)
+                .register(r);
         // the queue's own counters in Redis: every client of the queue counted, the same value on every instance
         FunctionCounter.builder("deferlock.queue.total.enqueued", snapshots, s -> s.current()
                         .enqueued())

@@ -10,14 +10,17 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The sizes and counters of one queue ({@link DelayQueue#stats()}: one script call), read from Redis at most once
- * per refresh interval: a registry may scrape every second and seven meters read them, but Redis is asked once. A
+ * per refresh interval: a registry may scrape every second and eight meters read them, but Redis is asked once. A
  * reading that fails shows the sizes as NaN until the next one works; the counters keep their last value.
  */
 final class QueueSnapshots {
 
     private static final Logger LOG = LoggerFactory.getLogger(QueueSnapshots.class);
 
-    /** One reading; sizes NaN when Redis could not be read, counters NaN until the first reading works. */
+    /**
+     * One reading; sizes and the paused state (1 or 0) NaN when Redis could not be read, counters NaN until the
+     * first reading works.
+     */
     record Snapshot(
             double due,
             double inFlight,
@@ -26,11 +29,20 @@ final class QueueSnapshots {
             double enqueued,
             double acked,
             double deadLettered,
+            double paused,
             long readAtMillis) {
         static Snapshot failed(Snapshot previous, long at) {
             return previous == null
                     ? new Snapshot(
-                            Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, at)
+                            Double.NaN,
+                            Double.NaN,
+                            Double.NaN,
+                            Double.NaN,
+                            Double.NaN,
+                            Double.NaN,
+                            Double.NaN,
+                            Double.NaN,
+                            at)
                     : new Snapshot(
                             Double.NaN,
                             Double.NaN,
@@ -39,6 +51,7 @@ final class QueueSnapshots {
                             previous.enqueued(),
                             previous.acked(),
                             previous.deadLettered(),
+                            Double.NaN,
                             at);
         }
     }
@@ -96,6 +109,7 @@ final class QueueSnapshots {
                     stats.enqueued(),
                     stats.acked(),
                     stats.deadLettered(),
+                    stats.paused() ? 1 : 0,
                     now);
         } catch (RuntimeException e) {
             LOG.debug("cannot read the stats of queue '{}'", queue.name(), e);

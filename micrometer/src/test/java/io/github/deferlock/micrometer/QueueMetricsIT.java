@@ -74,6 +74,7 @@ final class QueueMetricsIT {
         assertThat(gauge("deferlock.queue.due")).isEqualTo(3); // 2 due now + 1 later
         assertThat(gauge("deferlock.queue.in.flight")).isEqualTo(1);
         assertThat(gauge("deferlock.queue.dead")).isEqualTo(1);
+        assertThat(gauge("deferlock.queue.paused")).isZero();
         assertThat(registry.get("deferlock.queue.oldest.due.age")
                         .tag("queue", "emails")
                         .timeGauge()
@@ -92,18 +93,20 @@ final class QueueMetricsIT {
         assertThat(total("deferlock.queue.total.acked")).isZero();
         assertThat(total("deferlock.queue.total.dead.lettered")).isEqualTo(1);
 
-        // one refresh of all seven meters is one script call, nothing else
+        // one refresh of all eight meters is one script call, nothing else
         assertThat(queue.ack(claimed.get(1))).isTrue();
+        queue.pause();
         resetCommandStats(redis);
         clock.advance(Duration.ofSeconds(5));
         assertThat(total("deferlock.queue.total.acked")).isEqualTo(1);
         assertThat(gauge("deferlock.queue.in.flight")).isZero();
         assertThat(gauge("deferlock.queue.dead")).isEqualTo(1);
+        assertThat(gauge("deferlock.queue.paused")).isEqualTo(1);
         assertThat(snapshots.reads()).isEqualTo(3);
         assertThat(commandCalls(redis))
                 .as("commands Redis ran for one refresh: one script call (and what stats.lua runs inside it)")
                 .isEqualTo(java.util.Map.of(
-                        "evalsha", 1L, "time", 1L, "zrange", 1L, "hmget", 1L, "zcard", 3L, "zcount", 1L));
+                        "evalsha", 1L, "time", 1L, "zrange", 1L, "hmget", 1L, "zcard", 3L, "zcount", 1L, "get", 1L));
         // the queue's own events: 6 jobs stored, 1 dead-lettered by deadLetter(...)
         assertThat(registry.get("deferlock.queue.enqueued")
                         .tag("queue", "emails")

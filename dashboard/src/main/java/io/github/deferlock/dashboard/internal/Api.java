@@ -113,6 +113,8 @@ public final class Api {
                     case "actions/purge" -> "purge";
                     case "actions/cancel" -> "cancel";
                     case "actions/requeue-all" -> "requeue-all";
+                    case "actions/pause" -> "pause";
+                    case "actions/resume" -> "resume";
                     default -> throw new HttpError(404, "no such API: " + path);
                 };
         String actor;
@@ -157,6 +159,18 @@ public final class Api {
                             boolean cancelled = inspector.cancel(queue, ids.get(0));
                             record(request, actor, action, queue, ids, cancelled ? "cancelled" : "no such job");
                             yield Map.of("cancelled", cancelled);
+                        }
+                        case "pause", "resume" -> {
+                            boolean pause = action.equals("pause");
+                            boolean changed = pause ? inspector.pause(queue) : inspector.resume(queue);
+                            record(
+                                    request,
+                                    actor,
+                                    action,
+                                    queue,
+                                    ids,
+                                    changed ? (pause ? "paused" : "resumed") : pause ? "already paused" : "not paused");
+                            yield Map.of("changed", changed, "paused", pause);
                         }
                         default -> {
                             long confirmed = count(body);
@@ -211,6 +225,10 @@ public final class Api {
             q.put("inFlight", row.stats().inFlight());
             q.put("dead", row.stats().dead());
             q.put("oldestDueAgeMs", row.stats().oldestDueAge().toMillis());
+            q.put("paused", row.stats().paused());
+            q.put(
+                    "pausedSince",
+                    row.stats().paused() ? row.stats().pausedSince().toEpochMilli() : null);
             q.put("enqueuedPerSec", latest == null ? null : latest.enqueuedPerSec());
             q.put("handledPerSec", latest == null ? null : latest.handledPerSec());
             out.add(q);

@@ -163,6 +163,12 @@
       });
       name.appendChild(link);
       row.appendChild(name);
+      const stateCell = el('td', q.paused ? 'paused' : 'running', 'queue-state');
+      if (q.paused) {
+        stateCell.title = 'paused since ' + formatTime(q.pausedSince);
+        stateCell.classList.add('paused');
+      }
+      row.appendChild(stateCell);
       row.appendChild(el('td', q.due, 'num due'));
       row.appendChild(el('td', q.scheduled, 'num scheduled'));
       row.appendChild(el('td', q.inFlight, 'num in-flight'));
@@ -170,6 +176,14 @@
       row.appendChild(el('td', formatAge(q.oldestDueAgeMs), 'num oldest-due-age'));
       row.appendChild(el('td', formatRate(q.enqueuedPerSec), 'num enqueued-rate'));
       row.appendChild(el('td', formatRate(q.handledPerSec), 'num handled-rate'));
+      const actions = el('td');
+      actions.dataset.action = '';
+      actions.hidden = !canAct();
+      const toggle = el('button', q.paused ? 'Resume' : 'Pause', 'pause-toggle');
+      toggle.type = 'button';
+      toggle.addEventListener('click', () => pauseOrResume(q.name, q.paused ? 'resume' : 'pause'));
+      actions.appendChild(toggle);
+      row.appendChild(actions);
       body.appendChild(row);
     }
     $('queues-empty').hidden = data.queues.length > 0;
@@ -180,6 +194,17 @@
       option.value = p;
       prefixes.appendChild(option);
     }
+  }
+
+  async function pauseOrResume(queue, action) {
+    try {
+      const result = await act('api/actions/' + action, {queue: queue});
+      showError(result.changed ? (action === 'pause' ? 'paused' : 'resumed') + ' queue ' + queue
+        : 'queue ' + queue + (action === 'pause' ? ' was paused already' : ' was not paused'));
+    } catch (e) {
+      showError(action + ' refused: ' + e.message);
+    }
+    refresh();
   }
 
   function selectQueue(name) {

@@ -15,6 +15,7 @@ import java.util.List;
  * @param errors the errors hash: field the job id, value its last error
  * @param seq the sequence counter (enqueue order and receipts)
  * @param stats the stats hash: monotonic counters {@code enqueued}, {@code acked}, {@code dead} kept by the scripts
+ * @param paused the paused marker: a string, the server time the queue was paused (epoch ms); absent while it runs
  * @param channel the wake channel (not a key)
  * @param replayPrefix the prefix of the replay records: one short-lived string per write call, named by a
  *     token the client generates for the call ({@link #replay(String)})
@@ -27,6 +28,7 @@ public record QueueKeys(
         byte[] errors,
         byte[] seq,
         byte[] stats,
+        byte[] paused,
         byte[] channel,
         String replayPrefix) {
 
@@ -46,6 +48,7 @@ public record QueueKeys(
                 bytes(p + "errors"),
                 bytes(p + "seq"),
                 bytes(p + "stats"),
+                bytes(p + "paused"),
                 bytes(p + "wake"),
                 p + "r:");
     }

@@ -42,6 +42,7 @@ public final class QueueScripts {
     private static final Script DEAD_LIST = QueueLua.load("dead_list");
     private static final Script REQUEUE = QueueLua.load("requeue");
     private static final Script PURGE = QueueLua.load("purge");
+    private static final Script PAUSE = QueueLua.load("pause");
 
     private static final byte[] REPLAY_TTL = num(REPLAY_TTL_MS);
     /** A replay record's lifetime of 0 ms: the call keeps none (enqueue.lua, ARGV[3]). */
@@ -94,17 +95,39 @@ public final class QueueScripts {
      * @param absolute true: {@code ms} is a due time (epoch ms); false: a delay from the server's now
      * @param ms the due time or the delay, ms
      * @param tail the envelope's payload field (headers and payload)
+     * @param replace what to replace in a waiting job of this id: {@link #KEEP} (nothing), {@link #REPLACE_BOTH},
+     *     {@link #REPLACE_PAYLOAD} or {@link #REPLACE_DUE}
      */
-    public record NewEntry(String id, boolean callerId, boolean absolute, long ms, byte[] tail) {}
+    public record NewEntry(String id, boolean callerId, boolean absolute, long ms, byte[] tail, char replace) {
+        /** A job that never replaces: an existing id is reported, nothing is written. */
+        public NewEntry(String id, boolean callerId, boolean absolute, long ms, byte[] tail) {
+            this(id, callerId, absolute, ms, tail, KEEP);
+        }
+    }
+
+    /** {@link NewEntry#replace()}: an existing id is kept (reported as a duplicate). */
+    public static final char KEEP = 0;
+    /** {@link NewEntry#replace()}: a waiting job of this id gets the new payload and due time. */
+    public static final char REPLACE_BOTH = 'b';
+    /** {@link NewEntry#replace()}: a waiting job of this id gets the new payload, its due time stays. */
+    public static final char REPLACE_PAYLOAD = 'p';
+    /** {@link NewEntry#replace()}: a waiting job of this id gets the new due time, its payload stays. */
+    public static final char REPLACE_DUE = 't';
 
     /**
      * What enqueue.lua did with one job.
      *
      * @param nowMs the server time of the call
-     * @param added true when written; false when the id existed (or came earlier in the call)
+     * @param status 1 added; 0 the id existed (or came earlier in the call), nothing written; 2 the waiting job
+     *     was replaced; 3 not replaced, it is in flight; 4 not replaced, it is dead
      * @param dueMs when the job is due; null when the existing job is in flight or dead
      */
-    public record Stored(long nowMs, boolean added, Long dueMs) {}
+    public record Stored(long nowMs, int status, Long dueMs) {
+        /** True when a new job was written. */
+        public boolean added() {
+            return status == 1;
+        }
+    }
 
     /** enqueue.lua with one job; {@code WAIT}s when the queue waits for replicas. */
     public Stored enqueue(NewEntry job) {
@@ -147,14 +170,14 @@ public final class QueueScripts {
             byte[] lastDelay = null;
             long lastMs = 0;
             for (NewEntry job : part) {
-                if (!job.absolute() && lastDelay != null && job.ms() == lastMs) {
+                if (!job.absolute() && job.replace() == KEEP && lastDelay != null && job.ms() == lastMs) {
                     chunk.add(job.id().getBytes(StandardCharsets.UTF_8));
                     chunk.add(DELAY);
                     chunk.add(lastDelay); // a batch often shares one delay: format it once
                     chunk.add(job.tail());
                 } else {
                     addJob(chunk, job);
-                    if (!job.absolute()) {
+                    if (!job.absolute() && job.replace() == KEEP) {
                         lastDelay = chunk.get(chunk.size() - 2);
                         lastMs = job.ms();
                     }
@@ -181,15 +204,18 @@ public final class QueueScripts {
 
     private static void addJob(List<byte[]> args, NewEntry job) {
         args.add(job.id().getBytes(StandardCharsets.UTF_8));
-        args.add(job.absolute() ? AT : DELAY);
+        args.add(
+                job.replace() == KEEP
+                        ? (job.absolute() ? AT : DELAY)
+                        : utf8((job.absolute() ? "a" : "d") + job.replace()));
         args.add(num(job.ms()));
         args.add(job.tail());
     }
 
     private static Stored stored(List<?> reply, int k) {
-        boolean added = (Long) reply.get(1 + 2 * k) == 1L;
+        int status = ((Long) reply.get(1 + 2 * k)).intValue();
         Long due = (Long) reply.get(2 + 2 * k); // null: the existing job is in flight or dead
-        return new Stored((Long) reply.get(0), added, due);
+        return new Stored((Long) reply.get(0), status, due);
     }
 
     /**
@@ -225,7 +251,8 @@ public final class QueueScripts {
                 keys.errors(),
                 keys.seq(),
                 keys.replay(token),
-                keys.stats());
+                keys.stats(),
+                keys.paused());
         List<byte[]> args = new ArrayList<>(5 + 2 * acks.size());
         args.add(num(max));
         args.add(num(visibilityMs));
@@ -414,7 +441,21 @@ public final class QueueScripts {
 
     /** The KEYS of stats.lua for the queue with {@code keys}; tools that hold no queue run it with these. */
     public static List<byte[]> statsKeys(QueueKeys keys) {
-        return List.of(keys.due(), keys.inflight(), keys.dead(), keys.stats());
+        return List.of(keys.due(), keys.inflight(), keys.dead(), keys.stats(), keys.paused());
+    }
+
+    /**
+     * pause.lua: pauses the queue ({@code paused} true) or resumes it, publishing a wake notice on resume. True
+     * when the call changed the state.
+     */
+    public boolean pause(boolean paused) {
+        List<byte[]> args = List.of(num(paused ? 1 : 0), keys.channel(), transport.shardedFlag());
+        return (Long) transport.run(paused ? "pause" : "resume", PAUSE, List.of(keys.paused()), args) == 1L;
+    }
+
+    /** Whether the paused marker exists (not a script: the one plain command). */
+    public boolean paused() {
+        return transport.call("isPaused", () -> transport.redis().exists(keys.paused()));
     }
 
     /** stats.lua itself, for {@code DelayQueue.stats(UnifiedJedis, String)}. */

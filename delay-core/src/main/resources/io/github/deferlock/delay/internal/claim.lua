@@ -7,10 +7,12 @@
 -- KEYS[4] dead zset (score = time of death, epoch ms), KEYS[5] errors hash (id -> last error),
 -- KEYS[6] sequence counter, KEYS[7] the replay record of this call (a string, deleted after ARGV[5] ms)
 -- KEYS[8] stats hash: 'acked' += the acks that matched, 'dead' += the expired jobs moved to the dead letters
+-- KEYS[9] the paused marker (pause.lua): while it exists no due job is claimed (acks and returns still run)
 -- ARGV[1] max jobs to claim, ARGV[2] visibility timeout ms, ARGV[3] max attempts,
 -- ARGV[4] max expired in-flight jobs to return in this call, ARGV[5] how long the replay record lives, ms,
 -- ARGV[6..] pairs to ack first: job id, receipt (as in ack.lua)
--- returns {now micros, next wake ms (earliest due or visibility deadline; -1 when both are empty),
+-- returns {now micros, next wake ms (earliest due or visibility deadline; -1 when both are empty or the queue
+--          is paused: a paused worker waits for the resume notice or its fallback poll),
 --          {ack result per pair, 1 deleted or 0 stale, as in ack.lua},
 --          id 1, envelope 1 (after the claim), last error 1 ("" if none), id 2, ...}
 --
@@ -57,7 +59,7 @@ if r then
       end
     end
   end
-  out[2] = wakeAt()
+  if redis.call('EXISTS', KEYS[9]) == 0 then out[2] = wakeAt() end
   return out
 end
 
@@ -111,6 +113,10 @@ if died > 0 then redis.call('HINCRBY', KEYS[8], 'dead', died) end
 
 local out = {nowUs, -1, acks}
 local claimed = {acks}
+if redis.call('EXISTS', KEYS[9]) == 1 then
+  if #acks > 0 then recorded(KEYS[7], ARGV[5], claimed) end
+  return out
+end
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[1]))
 if #due > 0 then
   local count = #due / 2
