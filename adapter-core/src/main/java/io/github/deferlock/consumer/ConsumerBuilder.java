@@ -44,6 +44,7 @@ public abstract class ConsumerBuilder<M, L extends ConsumerListener, B extends C
     private Backoff retryBackoff;
     private L listener;
     private Function<? super M, String> orderKey;
+    private Boolean anyOrder;
 
     /**
      * A builder for messages of {@code type} or {@code typeRef} (exactly one is given) handed to {@code handler};
@@ -114,18 +115,42 @@ public abstract class ConsumerBuilder<M, L extends ConsumerListener, B extends C
     }
 
     /**
-     * Keeps the order of each key: messages whose {@code key} is equal run one at a time, in the order the broker
-     * delivered them, while messages of different keys run in parallel on the {@link #concurrency(int) handler
-     * threads} (keys share a thread by hash). Pass the handler's own key function (the lock key) so that the
-     * messages of one lock run in order. A message waiting for its retry or for Redis holds back the later
-     * messages of its key (and of the keys sharing its thread). Order holds within one consumer; several
-     * consumers of one queue or group split a key's messages between them (see the adapter's docs). Default: no
-     * per-key order, any free thread takes the next message (Kafka always orders by the record key and refuses
-     * this setting).
+     * The key whose messages run one at a time, in the order the broker delivered them, while messages of
+     * different keys run in parallel on the {@link #concurrency(int) handler threads} (keys share a thread by
+     * hash). Default: the handler's lock key ({@link ConflictAwareHandler#key}), so the messages of one lock run
+     * in their order, deferred or not (ordered DEFER parks a key's later messages behind a deferred one). A
+     * message waiting for its retry or for Redis holds back the later messages of its key (and of the keys
+     * sharing its thread). Order holds within one consumer; several consumers of one queue or group split a
+     * key's messages between them (see the adapter's docs). Kafka always orders by the record key and refuses
+     * this setting.
+     *
+     * @throws IllegalStateException when {@link #anyOrder()} was called
      */
     public B orderKey(Function<? super M, String> key) {
+        if (anyOrder != null) {
+            throw new IllegalStateException("orderKey cannot be set with anyOrder(): choose one");
+        }
         orderKey = Require.setOnce("orderKey", orderKey, key);
         return self();
+    }
+
+    /**
+     * Keeps no per-key order: any free handler thread takes the next message, so a slow or retried message never
+     * holds back the others of its key (the behaviour before per-key lanes). Not for Kafka.
+     *
+     * @throws IllegalStateException when {@link #orderKey} was set, or this was called before
+     */
+    public B anyOrder() {
+        if (orderKey != null) {
+            throw new IllegalStateException("anyOrder() cannot be used with orderKey: choose one");
+        }
+        anyOrder = Require.setOnce("anyOrder", anyOrder, Boolean.TRUE);
+        return self();
+    }
+
+    /** Whether {@link #orderKey} or {@link #anyOrder()} was set (Kafka refuses both). */
+    protected final boolean orderChosen() {
+        return orderKey != null || anyOrder != null;
     }
 
     /**
@@ -147,6 +172,6 @@ public abstract class ConsumerBuilder<M, L extends ConsumerListener, B extends C
                 Require.orDefault(maxAttempts, 5),
                 Require.orDefault(retryBackoff, DEFAULT_RETRY_BACKOFF),
                 Require.orDefault(listener, noListener),
-                orderKey);
+                anyOrder != null ? null : orderKey != null ? orderKey : (Function<M, String>) handler::key);
     }
 }

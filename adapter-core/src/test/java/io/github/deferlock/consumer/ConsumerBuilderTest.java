@@ -51,8 +51,23 @@ final class ConsumerBuilderTest {
     }
 
     @Test
+    void orderKey_isTheHandlersLockKeyByDefault_orNoneWithAnyOrder() {
+        ConsumerSettings<String, FakeListener> byDefault = new FakeBuilder().settings();
+        assertThat(byDefault.orderKey()).isNotNull();
+        assertThat(byDefault.laneOf("a1"))
+                .as("the handler's key function is m -> m")
+                .isEqualTo("a1".hashCode());
+        assertThat(new FakeBuilder().anyOrder().settings().orderKey()).isNull();
+        assertThatThrownBy(() -> new FakeBuilder().anyOrder().orderKey(m -> m))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("anyOrder");
+        assertThatThrownBy(() -> new FakeBuilder().orderKey(m -> m).anyOrder())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("orderKey");
+    }
+
+    @Test
     void orderKey_isSetOnce_andGivesTheLaneOfEachMessage() {
-        assertThat(new FakeBuilder().settings().orderKey()).isNull();
         FakeBuilder b = new FakeBuilder().orderKey(m -> m.substring(0, 1));
         assertThatThrownBy(() -> b.orderKey(m -> m))
                 .isInstanceOf(IllegalStateException.class)

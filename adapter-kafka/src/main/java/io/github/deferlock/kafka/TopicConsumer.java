@@ -480,12 +480,13 @@ public final class TopicConsumer<M> extends AbstractConsumer<TopicConsumer<M>> {
         /**
          * Builds the consumer (not started).
          *
-         * @throws IllegalStateException when {@code orderKey} was set: records run in the order of their Kafka key
+         * @throws IllegalStateException when {@code orderKey} or {@code anyOrder} was set: records run in the order
+         *     of their Kafka key
          */
         public TopicConsumer<M> build() {
-            if (settings().orderKey() != null) {
-                throw new IllegalStateException("orderKey is not a setting of the Kafka consumer: records of one"
-                        + " Kafka key run in offset order; give records the key to order by");
+            if (orderChosen()) {
+                throw new IllegalStateException("orderKey and anyOrder are not settings of the Kafka consumer: records"
+                        + " of one Kafka key run in offset order; give records the key to order by");
             }
             return new TopicConsumer<>(this);
         }

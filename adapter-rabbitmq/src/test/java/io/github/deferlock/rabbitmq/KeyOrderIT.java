@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Issue 26: with an {@code orderKey} and {@code concurrency(8)}, the messages of one key run one at a time in
+ * Issue 26: by default (the order key is the handler's lock key) and with {@code concurrency(8)}, the messages of one key run one at a time in
  * queue order, a message retried in place holding back the later messages of its key, while different keys run
  * in parallel; against Qpid Broker-J.
  */
@@ -49,7 +49,6 @@ final class KeyOrderIT {
             try (RabbitConsumer<Order> c = RabbitConsumer.builder(
                             Fixture.amqp(broker.port()), "ordered", Order.class, ordered)
                     .concurrency(8)
-                    .orderKey(o -> "order:" + o.key())
                     .retryBackoff(Backoff.fixed(Duration.ofSeconds(1)))
                     .declareQueues(false)
                     .build()

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Issue 26: with an {@code orderKey} and {@code concurrency(8)}, the entries of one key run one at a time in
+ * Issue 26: by default (the order key is the handler's lock key) and with {@code concurrency(8)}, the entries of one key run one at a time in
  * stream order, a retried entry holding back the later entries of its key, while different keys run in parallel.
  */
 @ExtendWith(RedisExtension.class)
@@ -40,7 +40,6 @@ final class KeyOrderIT {
             }
             try (StreamConsumer<Order> c = StreamConsumer.builder(f.redis, "s", "g", Order.class, ordered)
                     .concurrency(8)
-                    .orderKey(o -> "order:" + o.key())
                     .retryBackoff(Backoff.fixed(Duration.ofSeconds(1)))
                     .build()
                     .start()) {

@@ -194,6 +194,16 @@ public final class ConflictAwareHandler<M> {
         };
     }
 
+    /**
+     * The lock key of {@code message}: what the {@link Builder#key key function} returns for it. The consumer
+     * adapters run the messages of one key in their delivery order by it.
+     *
+     * @throws IllegalArgumentException when the key function returns null or an empty key
+     */
+    public String key(M message) {
+        return keyOf(message);
+    }
+
     private String keyOf(M message) {
         String key = keyFn.apply(message);
         if (key == null || key.isEmpty()) {
