@@ -5,9 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.github.deferlock.delay.internal.QueueKeys;
+import io.github.deferlock.delay.internal.QueueTransport;
+import io.github.deferlock.delay.internal.ScheduleScripts;
 import io.github.deferlock.testing.JvmProcess;
 import io.github.deferlock.testing.RedisExtension;
 import io.github.deferlock.testing.RedisServer;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -112,6 +115,36 @@ final class SchedulesIT {
         for (String id : List.of("once", "all", "skip")) {
             assertThat(q.schedules().get(id).orElseThrow().nextFire()).contains(lastSlot.plusMillis(hour));
         }
+    }
+
+    @Test
+    void fire_stalePlanOfASlotFiredAndAckedElsewhere_writesNothing(UnifiedJedis redis) {
+        DelayQueue<Msg> q = DelayQueue.builder(redis, "s-stale", Msg.class).build();
+        q.schedules().upsert("t", HOURLY, new Msg("t", 0));
+        long slot = (ServerTime.now(redis).toEpochMilli() / 3_600_000) * 3_600_000;
+        redis.zadd(key("s-stale", "schedule-next"), slot, "t");
+        String def = redis.hget(key("s-stale", "schedules"), "t");
+        ScheduleScripts scripts =
+                new ScheduleScripts(new QueueTransport(redis, "s-stale", 0, null), QueueKeys.of("s-stale"), "s-stale");
+        List<String> ids = List.of(Schedules.jobId("t", slot));
+        byte[] tail = "{\"text\":\"t\",\"n\":0}".getBytes(StandardCharsets.UTF_8);
+        // process A fires the slot, its job is handled and acked (its id is free again)
+        assertThat(scripts.fire("t", slot, Schedules.sha1(def), slot + 3_600_000, tail, ids, List.of(slot))
+                        .status())
+                .isEqualTo(1);
+        assertThat(q.ack(q.claim(1).get(0))).isTrue();
+        // process B, which read the schedule before A fired, sends its plan for the same slot
+        ScheduleScripts.Fired late =
+                scripts.fire("t", slot, Schedules.sha1(def), slot + 3_600_000, tail, ids, List.of(slot));
+        assertThat(late.status()).isZero();
+        assertThat(late.written()).isZero();
+        assertThat(q.size(JobState.DUE)).isZero();
+        assertThat(q.stats().enqueued()).isEqualTo(1);
+        // and a plan made from a definition that was updated since is refused too
+        redis.zadd(key("s-stale", "schedule-next"), slot, "t");
+        assertThat(scripts.fire("t", slot, Schedules.sha1(def + " "), slot + 1, tail, ids, List.of(slot))
+                        .status())
+                .isZero();
     }
 
     @Test
