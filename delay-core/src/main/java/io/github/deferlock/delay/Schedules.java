@@ -282,7 +282,19 @@ public final class Schedules<T> {
             }
             return 0;
         }
-        SlotPlanner.Plan plan = SlotPlanner.plan(spec, missed, d.nextMs(), nowMs, MissedSlots.GRACE.toMillis());
+        SlotPlanner.Plan plan;
+        try {
+            plan = SlotPlanner.plan(spec, missed, d.nextMs(), nowMs, MissedSlots.GRACE.toMillis());
+        } catch (RuntimeException e) { // a spec that fails to compute its slots must not stop the others
+            if (warned.add(d.id() + " " + sha1(d.definition()))) {
+                LOG.error(
+                        "queue '{}': schedule '{}' could not compute its slots and does not fire: {}",
+                        queue,
+                        d.id(),
+                        e.toString());
+            }
+            return 0;
+        }
         List<String> ids = new ArrayList<>(plan.slots().size());
         for (long slot : plan.slots()) {
             ids.add(jobId(d.id(), slot));
