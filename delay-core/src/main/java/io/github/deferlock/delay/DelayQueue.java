@@ -125,7 +125,7 @@ public final class DelayQueue<T> {
                 config.maxPayloadBytes());
         this.deadLetters = new DeadLetters(scripts, () -> size(JobState.DEAD));
         this.schedules = new Schedules<>(
-                config.name(), new ScheduleScripts(transport, keys, config.name()), codec, config.listener());
+                config.name(), new ScheduleScripts(transport, keys, config.name()), codec, config.listener(), wakeBus);
     }
 
     /**

@@ -6,7 +6,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The thread that fires a queue's recurring schedules in this process ({@link Schedules#tick()}): it ticks, then
- * waits until the earliest next slot, at most {@link Schedules#MAX_TICK_MS}. A failing tick (Redis down, a
+ * waits until the earliest next slot, at most {@link Schedules#MAX_TICK_MS}, or until an upsert's
+ * notice ({@link #nudge()}). A failing tick (Redis down, a
  * failover) is logged and retried with a growing pause of up to 5 s; it never stops the thread. One per queue per
  * process, started by the first firing {@link DelayQueueWorker} and closed by the last. Its state is guarded by
  * its own monitor.
@@ -18,6 +19,7 @@ final class ScheduleTicker {
     private final String queue;
     private final LongSupplier tick;
     private boolean closed; // guarded by this
+    private boolean nudged; // guarded by this
     private Thread thread;
 
     ScheduleTicker(String queue, LongSupplier tick) {
@@ -54,6 +56,10 @@ final class ScheduleTicker {
                 if (closed) {
                     return;
                 }
+                if (nudged) {
+                    nudged = false;
+                    continue;
+                }
                 if (waitMs > 0) {
                     try {
                         wait(waitMs);
@@ -64,8 +70,15 @@ final class ScheduleTicker {
                 if (closed) {
                     return;
                 }
+                nudged = false;
             }
         }
+    }
+
+    /** A schedule was upserted (a notice on the schedule-wake channel): tick now. */
+    synchronized void nudge() {
+        nudged = true;
+        notifyAll();
     }
 
     /** Stops the thread; waits up to 5 s for a tick under way. */

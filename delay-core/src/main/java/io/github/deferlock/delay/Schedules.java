@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.deferlock.delay.internal.ScheduleScripts;
+import io.github.deferlock.delay.internal.WakeBus;
+import io.github.deferlock.delay.internal.WakeSubscriber;
 import io.github.deferlock.redis.internal.Names;
 import io.github.deferlock.redis.internal.Require;
 import java.nio.charset.StandardCharsets;
@@ -57,19 +59,25 @@ public final class Schedules<T> {
     public static final int MAX_SCHEDULES = 10_000;
     /** Due schedules read per tick. */
     static final int TICK_BATCH = 100;
-    /** The longest a ticker waits between two looks at the schedules (a schedule added elsewhere is seen then). */
-    static final long MAX_TICK_MS = 1000;
+    /**
+     * The longest a ticker waits between two looks at the schedules: the fallback for a lost upsert notice (an
+     * upsert in any process wakes every ticker of the queue at once through the schedule-wake channel).
+     */
+    static final long MAX_TICK_MS = 10_000;
 
     private final String queue;
     private final ScheduleScripts scripts;
     private final PayloadCodec<T> codec;
     private final QueueListener listener;
+    private final WakeBus bus;
     private final Set<String> warned = ConcurrentHashMap.newKeySet();
     private ScheduleTicker ticker; // guarded by this
+    private WakeSubscriber tickerWake; // guarded by this
     private int tickerUsers; // guarded by this
 
-    Schedules(String queue, ScheduleScripts scripts, PayloadCodec<T> codec, QueueListener listener) {
+    Schedules(String queue, ScheduleScripts scripts, PayloadCodec<T> codec, QueueListener listener, WakeBus bus) {
         this.queue = queue;
+        this.bus = bus;
         this.scripts = scripts;
         this.codec = codec;
         this.listener = listener;
@@ -218,17 +226,25 @@ public final class Schedules<T> {
         if (tickerUsers++ == 0) {
             ticker = new ScheduleTicker(queue, this::tick);
             ticker.start(threadName);
+            tickerWake = new WakeSubscriber(bus, scripts.wakeChannel(), ticker::nudge);
+            tickerWake.start();
         }
     }
 
     /** Stops the ticker when the last firing worker of this process stops. */
     void tickerUserGone() {
         ScheduleTicker stop = null;
+        WakeSubscriber unsubscribe = null;
         synchronized (this) {
             if (tickerUsers > 0 && --tickerUsers == 0) {
                 stop = ticker;
+                unsubscribe = tickerWake;
                 ticker = null;
+                tickerWake = null;
             }
+        }
+        if (unsubscribe != null) {
+            unsubscribe.close();
         }
         if (stop != null) {
             stop.close();
@@ -242,26 +258,40 @@ public final class Schedules<T> {
      */
     long tick() {
         ScheduleScripts.Due due = scripts.due(TICK_BATCH);
-        boolean again = false;
         boolean fired = false;
+        boolean stale = false;
+        long earliest = due.laterMs(); // the earliest next slot: -1 none
         for (ScheduleScripts.DueSchedule d : due.schedules()) {
-            int r = fireOne(d, due.nowMs());
-            fired |= r > 0;
-            again |= r > 1;
+            long next = fireOne(d, due.nowMs());
+            if (next == STALE) {
+                stale = true;
+            } else if (next != NOT_FIRED) {
+                fired = true;
+                if (next >= 0 && (earliest < 0 || next < earliest)) {
+                    earliest = next;
+                }
+            }
         }
-        if (again || (fired && due.schedules().size() == TICK_BATCH)) {
-            return 0;
+        if (stale || (fired && due.schedules().size() == TICK_BATCH)) {
+            return 0; // read again: another process moved a schedule, or more may be due
         }
-        if (due.laterMs() < 0) {
+        if (earliest < 0) {
             return MAX_TICK_MS;
         }
-        return Math.max(1, Math.min(MAX_TICK_MS, due.laterMs() - due.nowMs()));
+        return Math.max(0, Math.min(MAX_TICK_MS, earliest - due.nowMs()));
     }
 
-    /** Fires one due schedule: 0 left alone or stale, 1 fired, 2 fired and its next slot is due already. */
-    private int fireOne(ScheduleScripts.DueSchedule d, long nowMs) {
+    /** {@link #fireOne}: the schedule was left alone (this process cannot read or plan it). */
+    private static final long NOT_FIRED = Long.MIN_VALUE;
+    /** {@link #fireOne}: someone fired or changed it first; read it again. */
+    private static final long STALE = Long.MIN_VALUE + 1;
+
+    /**
+     * Fires one due schedule: its next slot after the fire (-1: none), {@link #NOT_FIRED} or {@link #STALE}.
+     */
+    private long fireOne(ScheduleScripts.DueSchedule d, long nowMs) {
         if (d.definition().isEmpty()) {
-            return 0;
+            return NOT_FIRED;
         }
         JsonNode def;
         ScheduleSpec spec;
@@ -280,7 +310,7 @@ public final class Schedules<T> {
                         d.id(),
                         e.getMessage());
             }
-            return 0;
+            return NOT_FIRED;
         }
         SlotPlanner.Plan plan;
         try {
@@ -293,7 +323,7 @@ public final class Schedules<T> {
                         d.id(),
                         e.toString());
             }
-            return 0;
+            return NOT_FIRED;
         }
         List<String> ids = new ArrayList<>(plan.slots().size());
         for (long slot : plan.slots()) {
@@ -308,7 +338,7 @@ public final class Schedules<T> {
                 ids,
                 plan.slots());
         if (f.status() != 1) {
-            return 0;
+            return STALE;
         }
         if (f.written() == ids.size()) {
             for (int i = 0; i < ids.size(); i++) {
@@ -317,7 +347,7 @@ public final class Schedules<T> {
             }
         }
         LOG.debug("queue '{}': schedule '{}' fired {} job(s), next {}", queue, d.id(), f.written(), plan.nextMs());
-        return plan.nextMs() >= 0 && plan.nextMs() <= f.nowMs() ? 2 : 1;
+        return plan.nextMs();
     }
 
     /** The id of the job that schedule {@code id} fires for {@code slotMs}. */

@@ -80,6 +80,29 @@ abstract class ScheduleContract {
     }
 
     @Test
+    void upsertInAnotherProcess_wakesAnIdleTicker_notAfterItsFallbackPoll() {
+        String name = "sched-" + SERIAL.incrementAndGet();
+        DelayQueue<Msg> a = DelayQueue.builder(redis, name, Msg.class).build();
+        DelayQueue<Msg> b = DelayQueue.builder(other, name, Msg.class).build();
+        Set<String> handled = ConcurrentHashMap.newKeySet();
+        try (DelayQueueWorker<Msg> wa = DelayQueueWorker.builder(a, job -> handled.add(job.id()))
+                .build()
+                .start()) {
+            assertThat(wa.isRunning()).isTrue();
+            // let a's ticker find no schedule and go to sleep for its fallback poll (10 s)
+            await().pollDelay(Duration.ofMillis(500)).until(() -> true);
+            long t0 = System.nanoTime();
+            b.schedules().upsert("soon", ScheduleSpec.fixedRate(Duration.ofSeconds(1)), new Msg("s", 0));
+            await().atMost(Duration.ofSeconds(30)).until(() -> !handled.isEmpty());
+            Duration took = Duration.ofNanos(System.nanoTime() - t0);
+            assertThat(took)
+                    .as("woken by the upsert's notice")
+                    .isLessThan(Duration.ofMillis(Schedules.MAX_TICK_MS / 2));
+            assertThat(b.schedules().remove("soon")).isTrue();
+        }
+    }
+
+    @Test
     void upsert_listedWithNextFire_firedJobIsDueAtItsSlot() {
         String name = "sched-" + SERIAL.incrementAndGet();
         DelayQueue<Msg> a = DelayQueue.builder(redis, name, Msg.class).build();

@@ -21,12 +21,19 @@ public final class ScheduleScripts {
     private final QueueKeys keys;
     private final byte[] next;
     private final byte[] defs;
+    private final byte[] wake;
 
     public ScheduleScripts(QueueTransport transport, QueueKeys keys, String queue) {
         this.transport = transport;
         this.keys = keys;
         this.next = utf8(QueueKeys.prefix(queue) + "schedule-next");
         this.defs = utf8(QueueKeys.prefix(queue) + "schedules");
+        this.wake = utf8(QueueKeys.prefix(queue) + "schedule-wake");
+    }
+
+    /** The schedule-wake channel: an upsert publishes on it, the schedule tickers listen. */
+    public byte[] wakeChannel() {
+        return wake;
     }
 
     /** The schedule-next zset (schedule id to next slot ms). */
@@ -108,7 +115,15 @@ public final class ScheduleScripts {
                 "scheduleUpsert",
                 UPSERT,
                 List.of(next, defs),
-                List.of(utf8(id), utf8(readSha1), num(readNext), utf8(definition), num(newNext), num(maxSchedules)));
+                List.of(
+                        utf8(id),
+                        utf8(readSha1),
+                        num(readNext),
+                        utf8(definition),
+                        num(newNext),
+                        num(maxSchedules),
+                        wake,
+                        transport.shardedFlag()));
         return ((Long) r).intValue();
     }
 

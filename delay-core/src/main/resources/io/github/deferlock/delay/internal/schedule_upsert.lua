@@ -9,7 +9,10 @@
 -- ARGV[4] the new definition
 -- ARGV[5] the new next slot, '-1' when none
 -- ARGV[6] the most schedules the queue may hold
+-- ARGV[7] the schedule-wake channel: published with the new next slot when written, so the schedule tickers of
+--         other processes look at once; ARGV[8] '1' to SPUBLISH, else PUBLISH
 -- returns 1 written, 0 changed since it was read (read again), -2 the queue holds ARGV[6] schedules already
+--@include notice.lua
 local cur = redis.call('HGET', KEYS[2], ARGV[1])
 if cur then
   if redis.sha1hex(cur) ~= ARGV[2] then return 0 end
@@ -25,4 +28,5 @@ if ARGV[5] == '-1' then
 else
   redis.call('ZADD', KEYS[1], ARGV[5], ARGV[1])
 end
+notice(ARGV[8], ARGV[7], ARGV[5])
 return 1
