@@ -446,10 +446,10 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
 
         /**
          * Whether this worker fires the queue's recurring schedules ({@link DelayQueue#schedules()}). Default true.
-         * Firing takes one thread per queue per process, shared by every firing worker of the queue, a subscription
-         * to the queue's schedule-wake channel on the notice bus the workers already use, and one small read-only
-         * script call per 10 s while the queue has no schedule due sooner (none on enqueue, claim or ack). Any
-         * number of processes may fire a queue's schedules: each slot fires once.
+         * Firing takes one thread per queue per process, shared by every firing worker of the queue, one small
+         * read-only script call per 5 s while the queue has no schedule due sooner (none on enqueue, claim or
+         * ack), and, once the queue has schedules, a subscription to its schedule-wake channel on the notice bus
+         * the workers already use. Any number of processes may fire a queue's schedules: each slot fires once.
          *
          * @throws IllegalStateException when already set
          */

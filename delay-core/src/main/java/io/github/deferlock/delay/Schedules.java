@@ -60,10 +60,11 @@ public final class Schedules<T> {
     /** Due schedules read per tick. */
     static final int TICK_BATCH = 100;
     /**
-     * The longest a ticker waits between two looks at the schedules: the fallback for a lost upsert notice (an
-     * upsert in any process wakes every ticker of the queue at once through the schedule-wake channel).
+     * The longest a ticker waits between two looks at the schedules: the fallback for a lost upsert notice, and
+     * how soon a queue's first schedule upserted by another process is seen (once a queue has schedules, an
+     * upsert in any process wakes its tickers at once through the schedule-wake channel).
      */
-    static final long MAX_TICK_MS = 10_000;
+    static final long MAX_TICK_MS = 5_000;
 
     private final String queue;
     private final ScheduleScripts scripts;
@@ -136,6 +137,13 @@ public final class Schedules<T> {
             int r = scripts.upsert(
                     id, exists ? sha1(cur.definition()) : "", cur.nextMs(), definition, next, MAX_SCHEDULES);
             if (r == 1) {
+                ScheduleTicker local;
+                synchronized (this) {
+                    local = ticker;
+                }
+                if (local != null) {
+                    local.nudge(); // this process's ticker looks at once, subscribed or not
+                }
                 return new ScheduleInfo(id, stored, missed, nextOf(next));
             }
             if (r == -2) {
@@ -226,6 +234,15 @@ public final class Schedules<T> {
         if (tickerUsers++ == 0) {
             ticker = new ScheduleTicker(queue, this::tick);
             ticker.start(threadName);
+        }
+    }
+
+    /**
+     * Subscribes the ticker to the schedule-wake channel, once: only a queue that has schedules pays for the
+     * subscription (a queue's first schedule, upserted by another process, is seen at the next fallback look).
+     */
+    private synchronized void listenForUpserts() {
+        if (ticker != null && tickerWake == null) {
             tickerWake = new WakeSubscriber(bus, scripts.wakeChannel(), ticker::nudge);
             tickerWake.start();
         }
@@ -258,6 +275,9 @@ public final class Schedules<T> {
      */
     long tick() {
         ScheduleScripts.Due due = scripts.due(TICK_BATCH);
+        if (!due.schedules().isEmpty() || due.laterMs() >= 0) {
+            listenForUpserts(); // the queue has schedules: hear other processes' upserts at once
+        }
         boolean fired = false;
         boolean stale = false;
         long earliest = due.laterMs(); // the earliest next slot: -1 none

@@ -85,11 +85,13 @@ abstract class ScheduleContract {
         DelayQueue<Msg> a = DelayQueue.builder(redis, name, Msg.class).build();
         DelayQueue<Msg> b = DelayQueue.builder(other, name, Msg.class).build();
         Set<String> handled = ConcurrentHashMap.newKeySet();
+        // the queue has a schedule (far off), so its tickers listen for upserts
+        b.schedules().upsert("yearly", ScheduleSpec.fixedRate(Duration.ofDays(365)), new Msg("y", 0));
         try (DelayQueueWorker<Msg> wa = DelayQueueWorker.builder(a, job -> handled.add(job.id()))
                 .build()
                 .start()) {
             assertThat(wa.isRunning()).isTrue();
-            // let a's ticker find no schedule and go to sleep for its fallback poll (10 s)
+            // let a's ticker see nothing due and go to sleep for its fallback look (5 s)
             await().pollDelay(Duration.ofMillis(500)).until(() -> true);
             long t0 = System.nanoTime();
             b.schedules().upsert("soon", ScheduleSpec.fixedRate(Duration.ofSeconds(1)), new Msg("s", 0));
@@ -99,6 +101,7 @@ abstract class ScheduleContract {
                     .as("woken by the upsert's notice")
                     .isLessThan(Duration.ofMillis(Schedules.MAX_TICK_MS / 2));
             assertThat(b.schedules().remove("soon")).isTrue();
+            assertThat(b.schedules().remove("yearly")).isTrue();
         }
     }
 
