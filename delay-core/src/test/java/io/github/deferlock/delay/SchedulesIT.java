@@ -65,6 +65,21 @@ final class SchedulesIT {
     }
 
     @Test
+    void worker_fireSchedulesFalse_firesNothing(UnifiedJedis redis) {
+        DelayQueue<Msg> q = DelayQueue.builder(redis, "s-off", Msg.class).build();
+        ScheduleInfo s = q.schedules().upsert("t", ScheduleSpec.fixedRate(Duration.ofSeconds(1)), new Msg("t", 0));
+        try (DelayQueueWorker<Msg> w = DelayQueueWorker.builder(q, job -> {})
+                .fireSchedules(false)
+                .build()
+                .start()) {
+            await().during(Duration.ofSeconds(2))
+                    .atMost(Duration.ofSeconds(5))
+                    .until(() -> w.isRunning() && q.stats().enqueued() == 0);
+        }
+        assertThat(q.schedules().get("t").orElseThrow().nextFire()).isEqualTo(s.nextFire());
+    }
+
+    @Test
     void tick_unknownKind_leftAloneNotDropped(UnifiedJedis redis) {
         DelayQueue<Msg> q = DelayQueue.builder(redis, "s-kind", Msg.class).build();
         q.schedules().upsert("c", HOURLY, new Msg("a", 1));
