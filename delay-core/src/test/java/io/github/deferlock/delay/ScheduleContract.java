@@ -54,9 +54,11 @@ abstract class ScheduleContract {
         a.schedules().upsert("tick", ScheduleSpec.fixedRate(Duration.ofSeconds(1)), new Msg("tick", 1));
         Set<String> handled = ConcurrentHashMap.newKeySet();
         AtomicInteger deliveries = new AtomicInteger();
+        List<Long> lateMs = new java.util.concurrent.CopyOnWriteArrayList<>();
         JobHandler<Msg> handler = job -> {
             deliveries.incrementAndGet();
             handled.add(job.id());
+            lateMs.add(Duration.between(job.dueAt(), ServerTime.now(redis)).toMillis()); // slot to handler
         };
         try (DelayQueueWorker<Msg> wa =
                         DelayQueueWorker.builder(a, handler).build().start();
@@ -68,6 +70,7 @@ abstract class ScheduleContract {
             // whatever fired before the removal is handled
             await().atMost(Duration.ofSeconds(30)).until(() -> a.size(JobState.DUE) + a.size(JobState.IN_FLIGHT) == 0);
         }
+        System.out.printf("%s: slot to handler start, ms: %s%n", getClass().getSimpleName(), lateMs);
         assertThat(deliveries.get()).as("no job handled twice").isEqualTo(handled.size());
         assertThat(a.stats().enqueued()).as("one job per slot").isEqualTo(handled.size());
         TreeSet<Instant> slots = new TreeSet<>();
