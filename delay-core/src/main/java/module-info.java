@@ -6,4 +6,6 @@ module io.github.deferlock.delay {
     requires org.slf4j;
 
     exports io.github.deferlock.delay;
+
+    uses io.github.deferlock.delay.ScheduleSpecParser;
 }

@@ -31,7 +31,8 @@ import redis.clients.jedis.exceptions.JedisException;
             JobCommand.class,
             LocksCommand.class,
             LockCommand.class,
-            ConflictsCommand.class
+            ConflictsCommand.class,
+            SchedulesCommand.class
         },
         footerHeading = "%nExit codes:%n",
         footer = {

@@ -10,6 +10,7 @@ import io.github.deferlock.delay.internal.JobIds;
 import io.github.deferlock.delay.internal.QueueKeys;
 import io.github.deferlock.delay.internal.QueueScripts;
 import io.github.deferlock.delay.internal.QueueTransport;
+import io.github.deferlock.delay.internal.ScheduleScripts;
 import io.github.deferlock.delay.internal.WakeBus;
 import io.github.deferlock.redis.internal.Durations;
 import io.github.deferlock.redis.internal.Names;
@@ -109,6 +110,7 @@ public final class DelayQueue<T> {
     private final QueueScripts scripts;
     private final PayloadCodec<T> codec;
     private final DeadLetters deadLetters;
+    private final Schedules<T> schedules;
     private final WakeBus wakeBus;
     final io.github.deferlock.redis.internal.RegistryBeacon beacon =
             io.github.deferlock.redis.internal.RegistryBeacon.queue(); // its workers announce it (docs/names.md)
@@ -126,6 +128,8 @@ public final class DelayQueue<T> {
                 config.mapper().writerFor(config.type()),
                 config.maxPayloadBytes());
         this.deadLetters = new DeadLetters(scripts, () -> size(JobState.DEAD));
+        this.schedules = new Schedules<>(
+                config.name(), new ScheduleScripts(transport, keys, config.name()), codec, config.listener(), wakeBus);
     }
 
     /**
@@ -864,6 +868,15 @@ public final class DelayQueue<T> {
      */
     public DeadLetters deadLetters() {
         return deadLetters;
+    }
+
+    /**
+     * The recurring schedules of this queue: upsert, list, get and remove them, e.g. {@code
+     * queue.schedules().upsert("report", CronSpec.of("0 9 * * *", zone), payload)}. This queue's {@link
+     * DelayQueueWorker}s fire them.
+     */
+    public Schedules<T> schedules() {
+        return schedules;
     }
 
     /**

@@ -104,9 +104,12 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
     private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile boolean running;
+    private final boolean fireSchedules;
+    private final AtomicBoolean firing = new AtomicBoolean();
 
     private DelayQueueWorker(Builder<T> b, Ticker ticker) {
         this.queue = b.queue;
+        this.fireSchedules = Require.orDefault(b.fireSchedules, true);
         this.ticker = ticker;
         this.concurrency = Require.orDefault(b.concurrency, 1);
         int batchSize = Require.orDefault(b.batchSize, ClaimPolicy.defaultBatchSize(concurrency));
@@ -192,6 +195,9 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
         renewer.start(threadBase + "-renewer");
         subscriber.start();
         dispatcher.start();
+        if (fireSchedules && firing.compareAndSet(false, true)) {
+            queue.schedules().tickerUser(threadBase + "-schedules");
+        }
         return this;
     }
 
@@ -243,6 +249,9 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
         long timeoutNanos = timeout.compareTo(Duration.ofDays(10_000)) > 0 ? Long.MAX_VALUE / 4 : timeout.toNanos();
         long deadline = ticker.read() + timeoutNanos;
         running = false;
+        if (firing.compareAndSet(true, false)) {
+            queue.schedules().tickerUserGone();
+        }
         // stop() wakes the dispatcher; no interrupt: a claim it is sending must come back and give its jobs
         // back through Redis, which an interrupted thread could not do
         dispatcher.stop();
@@ -315,6 +324,7 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
         private Boolean allowEvictionPolicy;
         private Duration maxHandlerTime;
         private Boolean interruptOnClaimLost;
+        private Boolean fireSchedules;
 
         private Builder(DelayQueue<T> queue, JobHandler<T> handler) {
             this.queue = Require.notNull("queue", queue);
@@ -431,6 +441,20 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
          */
         public Builder<T> interruptOnClaimLost(boolean interrupt) {
             this.interruptOnClaimLost = Require.setOnce("interruptOnClaimLost", interruptOnClaimLost, interrupt);
+            return this;
+        }
+
+        /**
+         * Whether this worker fires the queue's recurring schedules ({@link DelayQueue#schedules()}). Default true.
+         * Firing takes one thread per queue per process, shared by every firing worker of the queue, one small
+         * read-only script call per 5 s while the queue has no schedule due sooner (none on enqueue, claim or
+         * ack), and, once the queue has schedules, a subscription to its schedule-wake channel on the notice bus
+         * the workers already use. Any number of processes may fire a queue's schedules: each slot fires once.
+         *
+         * @throws IllegalStateException when already set
+         */
+        public Builder<T> fireSchedules(boolean fire) {
+            this.fireSchedules = Require.setOnce("fireSchedules", fireSchedules, fire);
             return this;
         }
 

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.github.deferlock.delay.DelayQueue;
 import io.github.deferlock.delay.JobInfo;
 import io.github.deferlock.delay.QueueStats;
+import io.github.deferlock.delay.ScheduleInfo;
+import io.github.deferlock.delay.Schedules;
 import io.github.deferlock.inspect.internal.EnvelopeText;
 import io.github.deferlock.inspect.internal.InspectLua;
 import io.github.deferlock.inspect.internal.LockKeys;
@@ -197,6 +199,19 @@ public final class Inspector {
     public QueueStats queueStats(String queue) {
         queuePrefix(queue); // the inspector's own name check and wording
         return call("read the stats of queue '" + queue + "'", () -> DelayQueue.stats(redis, queue));
+    }
+
+    /**
+     * A queue's recurring schedules, by id, with their spec text, missed-slot policy and next fire time ({@link
+     * Schedules#list(UnifiedJedis, String)}: one {@code HGETALL} and one {@code ZRANGE}). The spec is shown as
+     * stored, also when this process has no parser for its kind.
+     *
+     * @throws IllegalArgumentException when {@code queue} is not a valid queue name (docs/names.md)
+     * @throws InspectException when Redis fails
+     */
+    public List<ScheduleInfo> schedules(String queue) {
+        queuePrefix(queue);
+        return call("list the schedules of queue '" + queue + "'", () -> Schedules.list(redis, queue));
     }
 
     /**

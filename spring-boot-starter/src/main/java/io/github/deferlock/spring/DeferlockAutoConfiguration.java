@@ -172,6 +172,19 @@ public class DeferlockAutoConfiguration {
     }
 
     @Bean
+    static RecurringJobPostProcessor deferlockRecurringJobPostProcessor() {
+        return new RecurringJobPostProcessor();
+    }
+
+    /** The {@code @RecurringJob} schedules and their workers. */
+    @Bean
+    RecurringJobs deferlockRecurringJobs(
+            BeanFactory beanFactory, Environment environment, DeferlockProperties properties, DelayQueues queues) {
+        return new RecurringJobs(
+                beanFactory, environment, beanFactory.getBean(RecurringJobPostProcessor.class), queues, properties);
+    }
+
+    @Bean
     static DelayQueueBeans deferlockDelayQueueBeans() {
         return new DelayQueueBeans();
     }

@@ -26,7 +26,9 @@ public final class Names {
         /** A conflict-aware handler's name (lock-retry-integration). */
         HANDLER_NAME("handler name", 100, false),
         /** A message id of a conflict-aware handler (lock-retry-integration). */
-        MESSAGE_ID("message id", 400, false);
+        MESSAGE_ID("message id", 400, false),
+        /** A recurring schedule's id (delay-core); with a slot's time it makes the job ids it fires. */
+        SCHEDULE_ID("schedule id", 200, false);
 
         private final String label;
         private final int maxBytes;

@@ -1,0 +1,15 @@
+package io.github.deferlock.delay;
+
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * A snapshot of one recurring schedule ({@link Schedules#list()}).
+ *
+ * @param id the schedule id
+ * @param spec the stored spec, {@code <kind>:<text>} (e.g. {@code cron:0 9 * * MON-FRI|Europe/Paris}); the
+ *     text is shown even when this process has no parser for its kind
+ * @param missed what the schedule does with missed slots
+ * @param nextFire the next slot not yet fired; empty when the spec has no more slots
+ */
+public record ScheduleInfo(String id, String spec, MissedSlots missed, Optional<Instant> nextFire) {}

@@ -1,0 +1,11 @@
+-- schedule_get: one recurring schedule as an upsert reads it, with the server's now (read only).
+--
+-- KEYS[1] schedule-next zset (schedule id -> next slot, epoch ms)
+-- KEYS[2] schedules hash (schedule id -> definition JSON)
+-- ARGV[1] schedule id
+-- returns {now ms, definition or '', next slot ms or -1}
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local def = redis.call('HGET', KEYS[2], ARGV[1]) or ''
+local next = redis.call('ZSCORE', KEYS[1], ARGV[1])
+return {now, def, next and tonumber(next) or -1}
