@@ -168,16 +168,20 @@ public abstract class AdapterContract {
                     .isLessThanOrEqualTo(concurrency());
             assertThat(dead).as("dead letters (only the poison)").isEqualTo(1);
             assertThat(poison).as("poison runs").hasSizeGreaterThanOrEqualTo(ContractFixture.MAX_ATTEMPTS);
-            for (int i = 0; i < ContractFixture.MAX_ATTEMPTS - 1; i++) {
+            // the runs of the delivery that was dead-lettered: the last MAX_ATTEMPTS (a delivery cut by a broker
+            // restart or a rebalance starts its attempts again where the broker keeps no delivery count: Kafka)
+            List<String> last = poison.subList(poison.size() - ContractFixture.MAX_ATTEMPTS, poison.size());
+            List<Long> lastGaps = gaps(last);
+            for (int i = 0; i < lastGaps.size(); i++) {
                 long configured = ContractFixture.RETRY_BACKOFF.delay(i + 1).toMillis();
-                assertThat(gaps.get(i))
-                        .as("gap after failed attempt %d (configured %d ms)", i + 1, configured)
+                assertThat(lastGaps.get(i))
+                        .as("gap after failed attempt %d (configured %d ms); runs %s", i + 1, configured, poison)
                         .isBetween(configured - 20, configured + 3_000);
             }
             if (concurrency() > 1) {
-                assertThat(handledAt(poison.get(ContractFixture.MAX_ATTEMPTS - 1)))
+                assertThat(handledAt(last.get(last.size() - 1)))
                         .as("other keys handled while the poison was retried")
-                        .isGreaterThan(handledAt(poison.get(0)));
+                        .isGreaterThan(handledAt(last.get(0)));
             }
             assertThat(counts.redisWaits).as("messages that waited for Redis").hasPositiveValue();
         }
