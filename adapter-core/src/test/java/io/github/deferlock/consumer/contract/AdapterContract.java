@@ -94,7 +94,9 @@ public abstract class AdapterContract {
                 ContractFixture f = new ContractFixture(proxy.hostAndPort(), server.hostAndPort(), deferMode())) {
             holder.awaitLine("HELD", Duration.ofSeconds(60));
             f.deferrals.startWorker(4);
+            long producing = System.nanoTime();
             produce(args, messages);
+            events.add(String.format("produced in %.1f s", (System.nanoTime() - producing) / 1e9));
             List<String> childArgs = new ArrayList<>(List.of(
                     starter().getName(),
                     Integer.toString(server.port()),
