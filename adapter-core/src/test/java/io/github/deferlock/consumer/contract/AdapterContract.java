@@ -94,6 +94,7 @@ public abstract class AdapterContract {
         List<String> args = openChannel("contract-" + UUID.randomUUID());
         Counts counts = new Counts();
         List<String> events = new ArrayList<>();
+        long logAtKill;
         try (FaultProxy proxy = FaultProxy.to(server);
                 JvmProcess holder =
                         JvmProcess.start(HolderMain.class, Integer.toString(server.port()), "k0", "k1", "k2");
@@ -114,6 +115,7 @@ public abstract class AdapterContract {
                 child.awaitLine("READY", Duration.ofSeconds(60));
                 awaitHandled(f, n / 10, "before the kill", () -> child.output().toString());
                 child.kill();
+                logAtKill = f.record.llen(ContractFixture.LOG);
                 events.add("kill at " + handled(f));
             }
             AutoCloseable consumer = newStarter().start(args, f, counts, concurrency());
@@ -142,13 +144,13 @@ public abstract class AdapterContract {
                 consumer.close();
             }
             double seconds = (System.nanoTime() - started) / 1e9;
-            HandlingLog log = HandlingLog.of(f.record.lrange(ContractFixture.LOG, 0, -1));
+            HandlingLog log = HandlingLog.of(f.record.lrange(ContractFixture.LOG, 0, -1), (int) logAtKill);
             List<String> poison = f.record.lrange(ContractFixture.POISON, 0, -1);
             List<Long> gaps = gaps(poison);
             long dead = deadLetters(args);
             System.out.printf(
                     "adapter contract %s (concurrency %d, %s): %d messages over %d keys in %.1f s; lost %d,"
-                            + " duplicates %d (bound %d), inversions %d %s, dead letters %d (poison: %d runs,"
+                            + " duplicates %d (bound %d, %d of handlings after the kill), inversions %d %s, dead letters %d (poison: %d runs,"
                             + " gaps %s ms), deferred here %d, Redis waits here %d; %s%n",
                     adapter(),
                     concurrency(),
@@ -159,6 +161,7 @@ public abstract class AdapterContract {
                     n - log.firstHandlings(),
                     log.duplicates(),
                     concurrency(),
+                    log.laterDuplicates(),
                     log.inversions(),
                     log.firstInversions(),
                     dead,
@@ -174,6 +177,9 @@ public abstract class AdapterContract {
             assertThat(log.duplicates())
                     .as("runs repeated (only the killed JVM's cut handlings, one per thread)")
                     .isLessThanOrEqualTo(concurrency());
+            assertThat(log.laterDuplicates())
+                    .as("runs repeated of handlings logged after the kill")
+                    .isZero();
             assertThat(dead).as("dead letters (only the poison)").isEqualTo(1);
             assertThat(poison).as("poison runs").hasSizeGreaterThanOrEqualTo(ContractFixture.MAX_ATTEMPTS);
             // the runs of the delivery that was dead-lettered: the last MAX_ATTEMPTS (a delivery cut by a broker

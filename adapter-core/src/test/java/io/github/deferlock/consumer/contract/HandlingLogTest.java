@@ -22,4 +22,11 @@ final class HandlingLogTest {
         assertThat(log.firstInversions()).containsExactly("a: 1 after 2");
         assertThat(log.duplicates()).isZero();
     }
+
+    @Test
+    void aDuplicateOfAHandlingAfterTheCut_isALaterDuplicate() {
+        HandlingLog log = HandlingLog.of(List.of("a 0 a0", "b 0 b0", "a 0 a0", "b 0 b0"), 1);
+        assertThat(log.duplicates()).isEqualTo(2);
+        assertThat(log.laterDuplicates()).isEqualTo(1);
+    }
 }
