@@ -24,9 +24,9 @@ final class HandlingLogTest {
     }
 
     @Test
-    void aDuplicateOfAHandlingAfterTheCut_isALaterDuplicate() {
-        HandlingLog log = HandlingLog.of(List.of("a 0 a0", "b 0 b0", "a 0 a0", "b 0 b0"), 1);
-        assertThat(log.duplicates()).isEqualTo(2);
-        assertThat(log.laterDuplicates()).isEqualTo(1);
+    void aRepeat_namesTheIndexOfItsFirstHandling() {
+        HandlingLog log = HandlingLog.of(List.of("a 0 a0", "b 0 b0", "a 0 a0", "b 0 b0"));
+        assertThat(log.repeats())
+                .containsExactly(new HandlingLog.Repeat("a0", 0, 2), new HandlingLog.Repeat("b0", 1, 3));
     }
 }
