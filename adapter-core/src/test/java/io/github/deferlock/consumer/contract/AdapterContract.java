@@ -32,9 +32,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * FaultProxy} between that consumer and Redis refuses connections); the broker restarts at 60 %. Asserted: none
  * lost; only the poison dead-lettered, after its {@link ContractFixture#MAX_ATTEMPTS} attempts spaced as {@link
  * ContractFixture#RETRY_BACKOFF} says; runs repeated only for handlings cut by the kill (at most one per handler
- * thread of the killed JVM); no order inversion among the first handlings of each key. A second test keeps Redis
- * away for 30 s while messages flow and a key is held, and asserts that nothing is dead-lettered, lost, repeated or
- * reordered. Both print their figures ({@code adapter contract ...}) for docs/strategies.md.
+ * thread of the killed JVM) or by an outage (see {@link #outageRepeatsAllowed(int)}), never without a cause; no
+ * order inversion among the first handlings of each key. A second test keeps Redis away for 30 s while messages
+ * flow and a key is held, and asserts that nothing is dead-lettered, lost or reordered, and no attempt spent. Both
+ * print their figures ({@code adapter contract ...}) for docs/strategies.md.
  */
 @ExtendWith(RedisExtension.class)
 public abstract class AdapterContract {
