@@ -334,8 +334,8 @@ public abstract class AdapterContract {
      * ({@code ConflictAwareHandler.markDone}, a plain SET after the handler returned) and its unlock fail, the
      * delivery counts as an infrastructure failure and is tried again once Redis is back; the retry finds the key
      * still held by its own unreleased lock, defers behind it, and runs the handler again once the lease expired.
-     * Seen with Kafka at 4 threads: 3 messages handled right at the 5 s outage's start, run again at the end of the
-     * run. Writing the marker with the lock calls' outage wait (or in the unlock script) would make it 0.
+     * Seen with Kafka at 4 threads (0 to 3 per run, handled right as an outage began and run again at the end of
+     * the run, or at once) and Streams at 1 thread (0 to 1). Writing the marker with the lock calls' outage wait (or in the unlock script) would make it 0.
      */
     protected int outageRepeatsAllowed(int outages) {
         return concurrency() * outages;
