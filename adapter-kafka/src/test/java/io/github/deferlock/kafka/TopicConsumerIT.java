@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.github.deferlock.conflict.ConflictAwareHandler;
 import io.github.deferlock.conflict.OnConflict;
 import io.github.deferlock.conflict.Outcome;
+import io.github.deferlock.consumer.contract.HolderMain;
 import io.github.deferlock.lock.DistributedLock;
 import io.github.deferlock.lock.RedisLocks;
 import io.github.deferlock.testing.FaultProxy;

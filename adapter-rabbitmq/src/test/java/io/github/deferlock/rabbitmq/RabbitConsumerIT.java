@@ -11,6 +11,7 @@ import io.github.deferlock.conflict.ConflictAwareHandler;
 import io.github.deferlock.conflict.Deferrals;
 import io.github.deferlock.conflict.OnConflict;
 import io.github.deferlock.conflict.Outcome;
+import io.github.deferlock.consumer.contract.HolderMain;
 import io.github.deferlock.delay.Backoff;
 import io.github.deferlock.lock.DistributedLock;
 import io.github.deferlock.lock.RedisLocks;

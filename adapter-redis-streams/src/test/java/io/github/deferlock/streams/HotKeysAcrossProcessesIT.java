@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.github.deferlock.conflict.ConflictAwareHandler;
 import io.github.deferlock.conflict.OnConflict;
+import io.github.deferlock.consumer.contract.HolderMain;
 import io.github.deferlock.testing.JvmProcess;
 import io.github.deferlock.testing.RedisExtension;
 import io.github.deferlock.testing.RedisServer;

@@ -1,4 +1,4 @@
-package io.github.deferlock.kafka;
+package io.github.deferlock.consumer.contract;
 
 import io.github.deferlock.lock.DistributedLock;
 import io.github.deferlock.lock.RedisLocks;
@@ -8,8 +8,9 @@ import java.util.List;
 import redis.clients.jedis.RedisClient;
 
 /**
- * A process that holds the locks {@code order:<key>} for each key argument until the key {@code release-now}
- * appears; then it sets {@code released}, unlocks and prints RELEASED. Args: port, keys...
+ * A process that holds the locks {@code order:<key>} (prefix {@code t:}) for each key argument until the key
+ * {@code release-now} appears; then it sets {@code released}, unlocks and prints RELEASED. Args: port, keys...
+ * The one copy the adapters' tests share (hot keys held by another JVM).
  */
 public final class HolderMain {
     private HolderMain() {}
