@@ -12,8 +12,8 @@ import org.junit.jupiter.api.BeforeAll;
 
 /**
  * The adapter contract on AMQP 0-9-1: Qpid Broker-J in this JVM (durable queues in a Derby store, so a restart
- * keeps them). One consumer thread ({@code deferlock.contract.rabbitmq.concurrency}, default 1): the one-lane setup
- * in which the RabbitMQ adapter keeps a key's order today.
+ * keeps them). Four consumer threads ({@code deferlock.contract.rabbitmq.concurrency}, default 4): a key's
+ * messages keep their order on its lane (the handler's lock key) while other keys run in parallel.
  */
 final class RabbitContractIT extends AdapterContract {
     private static QpidBroker broker;
@@ -40,7 +40,7 @@ final class RabbitContractIT extends AdapterContract {
 
     @Override
     protected int concurrency() {
-        return Integer.getInteger("deferlock.contract.rabbitmq.concurrency", 1);
+        return Integer.getInteger("deferlock.contract.rabbitmq.concurrency", 4);
     }
 
     @Override

@@ -13,8 +13,8 @@ import redis.clients.jedis.resps.StreamPendingSummary;
 /**
  * The adapter contract on Redis Streams. The stream lives on its own redis-server (the broker: AOF on, restarted
  * with SIGTERM), apart from the one the locks and deferrals use, so the contract's Redis outage and broker restart
- * are two faults. One consumer thread ({@code deferlock.contract.streams.concurrency}, default 1): the one-lane
- * setup in which Streams keeps a key's order today.
+ * are two faults. Four consumer threads ({@code deferlock.contract.streams.concurrency}, default 4): a key's
+ * messages keep their order on its lane (the handler's lock key) while other keys run in parallel.
  */
 final class StreamsContractIT extends AdapterContract {
     private static RedisServer broker;
@@ -44,7 +44,7 @@ final class StreamsContractIT extends AdapterContract {
 
     @Override
     protected int concurrency() {
-        return Integer.getInteger("deferlock.contract.streams.concurrency", 1);
+        return Integer.getInteger("deferlock.contract.streams.concurrency", 4);
     }
 
     @Override

@@ -28,6 +28,7 @@ import java.util.UUID;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.params.SetParams;
 
 /**
@@ -243,14 +244,45 @@ public final class ConflictAwareHandler<M> {
         return deferrals != null && deferrals.redis().exists(doneKey(id));
     }
 
+    /** How long a done marker write waits for Redis to come back after the handler ran (then it fails). */
+    static final Duration DONE_MARKER_WAIT = Duration.ofSeconds(60);
+
+    /**
+     * Writes the done marker of a message whose handler ran. A Redis failure here (unreachable, {@code LOADING}, a
+     * failover) is waited out, the write tried again with a backoff (50 ms doubling to 1 s) for up to {@link
+     * #DONE_MARKER_WAIT}: a handling that failed only at its marker would be run again by the source's
+     * redelivery. The lock is still held meanwhile (its watchdog renews it once Redis answers).
+     */
     private void markDone(String id) {
-        if (deferrals != null) {
-            deferrals
-                    .redis()
-                    .set(
-                            doneKey(id),
-                            "1",
-                            SetParams.setParams().px(deferrals.doneMarkerTtl().toMillis()));
+        if (deferrals == null) {
+            return;
+        }
+        long deadline = System.nanoTime() + DONE_MARKER_WAIT.toNanos();
+        long pause = 50;
+        while (true) {
+            try {
+                deferrals
+                        .redis()
+                        .set(
+                                doneKey(id),
+                                "1",
+                                SetParams.setParams()
+                                        .px(deferrals.doneMarkerTtl().toMillis()));
+                return;
+            } catch (JedisException e) {
+                if (System.nanoTime() + pause * 1_000_000L > deadline) {
+                    throw e;
+                }
+                log.debug("done marker of message {} of handler '{}' waits for Redis: {}", id, name, e.toString());
+                try {
+                    Thread.sleep(pause);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    e.addSuppressed(interrupted);
+                    throw e;
+                }
+                pause = Math.min(1_000, pause * 2);
+            }
         }
     }
 

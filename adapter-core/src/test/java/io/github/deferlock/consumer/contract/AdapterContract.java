@@ -327,18 +327,13 @@ public abstract class AdapterContract {
     }
 
     /**
-     * How many runs may repeat a handling cut by {@code outages} Redis outages: one per handler thread and
-     * outage.
-     *
-     * <p>TODO(issue 26): 0. Today a handling that ran just as Redis went away can run twice: its done marker
-     * ({@code ConflictAwareHandler.markDone}, a plain SET after the handler returned) and its unlock fail, the
-     * delivery counts as an infrastructure failure and is tried again once Redis is back; the retry finds the key
-     * still held by its own unreleased lock, defers behind it, and runs the handler again once the lease expired.
-     * Seen with Kafka at 4 threads (0 to 3 per run, handled right as an outage began and run again at the end of
-     * the run, or at once) and Streams at 1 thread (0 to 1). Writing the marker with the lock calls' outage wait (or in the unlock script) would make it 0.
+     * How many runs may repeat a handling cut by {@code outages} Redis outages: none. A handling that ran just as
+     * Redis went away used to run twice (its done marker, a plain SET after the handler, and its unlock failed;
+     * the retry found the key held by its own unreleased lock and ran the handler again after the lease: Kafka
+     * 0 to 3 per run, Streams 0 to 1); the marker write now waits the outage out ({@code DoneMarkerOutageIT}).
      */
     protected int outageRepeatsAllowed(int outages) {
-        return concurrency() * outages;
+        return 0;
     }
 
     /**
