@@ -12,7 +12,6 @@ import io.github.deferlock.redis.internal.Require;
 import io.github.deferlock.streams.internal.StreamGroup;
 import io.github.deferlock.streams.internal.StreamGroup.Delivery;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Semaphore;
@@ -43,23 +42,21 @@ import redis.clients.jedis.resps.StreamEntry;
  * consumer.close();   // stop reading, finish running entries, ack them; the rest is redelivered
  * }</pre>
  *
- * <p><b>How it reads.</b> One reader thread fills N handler threads (platform or virtual): it asks for as many
- * entries as there are free threads (at most {@code batchSize}) with {@code XREADGROUP … COUNT n BLOCK b}, so no
- * entry waits in a local buffer. With an {@link ConsumerBuilder#orderKey orderKey} it reads up to 4 entries per
- * thread ahead and queues each on the lane of its key: the entries of one key run one at a time in stream order
- * (a retry waits in place and holds back the later entries of its key), different keys in parallel. That order
- * holds within one consumer: the group splits a key's entries between its consumers, and entries reclaimed from
- * a dead consumer run after newer ones. At start it first reads this consumer's own pending entries (left by an
- * earlier run under the same {@link Builder#consumerName(String) name}). Every {@code claimInterval} it takes over
- * entries pending longer than {@code claimIdle} in any consumer of the group with {@code XAUTOCLAIM}: those of
- * dead consumers. {@code claimIdle} must therefore exceed the longest handler run (retries and Redis waits
- * included), or an entry still running is handed out a second time (the lock and the done marker
- * then make the second copy wait or return {@code DUPLICATE}).
+ * <p><b>How it reads.</b> One reader thread fills N handler threads (platform or virtual) with {@code XREADGROUP …
+ * COUNT n BLOCK b}. Per key (the handler's lock key, or {@link ConsumerBuilder#orderKey orderKey}) it reads up to 4
+ * entries per thread ahead and queues each on the lane of its key: a key's entries run one at a time in stream
+ * order (a retry waits in place), different keys in parallel ({@link ConsumerBuilder#anyOrder anyOrder()}: only as
+ * many as there are free threads, any order). The group splits a key's entries between its consumers, and entries
+ * reclaimed from a dead consumer run after newer ones. At start, and after a failed read (a lost reply), it first
+ * reads its own pending entries (those left under the same {@link Builder#consumerName(String) name}). Every {@code
+ * claimInterval} it takes over entries pending longer than {@code claimIdle} in any consumer of the group with
+ * {@code XAUTOCLAIM}: those of dead consumers. {@code claimIdle} must therefore exceed the longest handler run
+ * (retries and Redis waits included), or a running entry is handed out twice (the lock and the done marker then
+ * make the second copy wait or return {@code DUPLICATE}).
  *
  * <p><b>Encoding.</b> An entry holds the message as JSON in the field {@value #PAYLOAD_FIELD} ({@link
- * StreamProducer} writes that shape). An entry without it, or whose JSON does not decode to the message type,
- * is a poison entry: it goes to the dead-letter stream with the reason and is acknowledged; the consumer goes
- * on.
+ * StreamProducer} writes that shape). Without it, or with JSON that does not decode, it is a poison entry: it goes
+ * to the dead-letter stream with the reason and is acknowledged.
  *
  * <p><b>Failures.</b> When a lock or deferral call cannot reach Redis (unreachable, {@code LOADING}, a failover),
  * the entry stays pending on its handler thread and is tried again once Redis answers; the other handler threads
@@ -103,6 +100,8 @@ public final class StreamConsumer<M> extends AbstractConsumer<StreamConsumer<M>>
     public static final String REASON_FIELD = "reason";
     /** Dead-letter field: how many times the entry was delivered. */
     public static final String DELIVERIES_FIELD = "deliveries";
+
+    private static final String[] DEAD_FIELDS = {PAYLOAD_FIELD, ENTRY_FIELD, REASON_FIELD, DELIVERIES_FIELD};
 
     private static final long MIN_BACKOFF_MILLIS = 100;
     private static final long MAX_BACKOFF_MILLIS = 2_000;
@@ -226,6 +225,7 @@ public final class StreamConsumer<M> extends AbstractConsumer<StreamConsumer<M>>
         boolean ownPending = true;
         StreamEntryID ownCursor = StreamGroup.START;
         StreamEntryID claimCursor = StreamGroup.START;
+        StreamEntryID newest = StreamGroup.START; // the newest entry a read of new entries handed this consumer
         long nextClaim = System.nanoTime();
         long backoff = 0;
         while (isRunning()) {
@@ -234,6 +234,7 @@ public final class StreamConsumer<M> extends AbstractConsumer<StreamConsumer<M>>
                 continue;
             }
             int started = 0;
+            boolean readingNew = false;
             try {
                 List<Delivery> got;
                 // own pending entries first (left by an earlier run under this name), then claims: a claim
@@ -261,7 +262,11 @@ public final class StreamConsumer<M> extends AbstractConsumer<StreamConsumer<M>>
                         ownCursor = got.get(got.size() - 1).entry().getID();
                     }
                 } else {
+                    readingNew = true;
                     got = calls.read(permits, StreamEntryID.XREADGROUP_UNDELIVERED_ENTRY, blockMillis);
+                    newest = got.isEmpty()
+                            ? newest
+                            : got.get(got.size() - 1).entry().getID();
                 }
                 for (Delivery d : got) {
                     Work<M> w = prepare(d);
@@ -277,6 +282,9 @@ public final class StreamConsumer<M> extends AbstractConsumer<StreamConsumer<M>>
                     backoff = pause(backoff, e, null);
                 }
             } catch (RuntimeException e) {
+                // a lost reply may have left entries in its pending list after the newest seen: read them first
+                ownPending |= readingNew;
+                ownCursor = readingNew ? newest : ownCursor;
                 backoff = pause(backoff, e, null);
             } finally {
                 free.release(permits - started);
@@ -390,14 +398,7 @@ public final class StreamConsumer<M> extends AbstractConsumer<StreamConsumer<M>>
 
     private void deadLetter(Delivery d, String payload, String reason) {
         StreamEntry entry = d.entry();
-        Map<String, String> fields = new LinkedHashMap<>();
-        if (payload != null) {
-            fields.put(PAYLOAD_FIELD, payload);
-        }
-        fields.put(ENTRY_FIELD, entry.getID().toString());
-        fields.put(REASON_FIELD, reason);
-        fields.put(DELIVERIES_FIELD, Long.toString(d.deliveries()));
-        calls.deadLetter(d, deadLetterStream, fields);
+        calls.deadLetter(d, deadLetterStream, DEAD_FIELDS, payload, reason);
         LOG.warn("stream '{}': entry {} dead-lettered to '{}': {}", stream, entry.getID(), deadLetterStream, reason);
         core.listener().acked(entry.getID().toString());
         core.listener().deadLettered(entry.getID().toString(), reason);

@@ -129,6 +129,21 @@ public record StreamGroup(UnifiedJedis redis, String stream, String group, Strin
     }
 
     /**
+     * {@link #deadLetter(Delivery, String, Map)} with the dead-letter fields: the payload (when not null), entry id,
+     * reason and delivery count under {@code names[0..3]}.
+     */
+    public void deadLetter(Delivery d, String deadStream, String[] names, String payload, String reason) {
+        Map<String, String> fields = new LinkedHashMap<>();
+        if (payload != null) {
+            fields.put(names[0], payload);
+        }
+        fields.put(names[1], d.entry().getID().toString());
+        fields.put(names[2], reason);
+        fields.put(names[3], Long.toString(d.deliveries()));
+        deadLetter(d, deadStream, fields);
+    }
+
+    /**
      * Deletes, in one script, the consumers of the group with no pending entry idle at least {@code idleMillis}
      * (-1: none), and this one too when {@code self}. Returns how many; 0 when Redis failed (logged).
      */
