@@ -35,11 +35,11 @@ final class QueueServerFaultIT {
     private static final int SOCKET_TIMEOUT_MS = 400;
 
     /** What one run of {@link #pausedWorker} saw: the attempts of each job's runs, by job id. */
-    private record PausedRun(Map<String, List<Integer>> runs, List<String> early, long dead, long acked) {}
+    private record PausedRun(Map<String, List<Integer>> runs, long dead, long acked) {}
 
     /**
      * Four jobs run in a worker (visibility 1 s) when redis-server is SIGSTOPped for 2.5 s: the handlers of
-     * two ({@code early}) finish while it is frozen (their acks cannot go out), two finish 300 ms after the
+     * two finish while it is frozen (their acks cannot go out), two finish 300 ms after the
      * resume (their renewals failed meanwhile). Returns once nothing is due or in flight.
      */
     private static PausedRun pausedWorker(RedisServer server, UnifiedJedis redis, String name, int maxAttempts)
@@ -54,12 +54,8 @@ final class QueueServerFaultIT {
             CountDownLatch finishEarly = new CountDownLatch(1);
             CountDownLatch finishLate = new CountDownLatch(1);
             Map<String, List<Integer>> runs = new ConcurrentHashMap<>();
-            List<String> early = new ArrayList<>();
             for (int i = 0; i < 4; i++) {
-                String id = direct.enqueue(new Msg("job", i)).id();
-                if (i < 2) {
-                    early.add(id);
-                }
+                direct.enqueue(new Msg("job", i));
             }
             try (DelayQueueWorker<Msg> worker = DelayQueueWorker.builder(queue, job -> {
                         runs.computeIfAbsent(job.id(), k -> new CopyOnWriteArrayList<>())
@@ -89,15 +85,16 @@ final class QueueServerFaultIT {
                 assertThat(worker.close(Duration.ofSeconds(5))).isTrue();
             }
             return new PausedRun(
-                    runs, early, direct.size(JobState.DEAD), direct.stats().acked());
+                    runs, direct.size(JobState.DEAD), direct.stats().acked());
         }
     }
 
     /**
      * Q17: redis-server frozen (SIGSTOP) for 2.5 s, longer than the 1 s visibility timeout, while a worker
-     * runs four jobs: none is lost or dead-lettered, each is acked once; the two whose handlers finished
-     * during the freeze ran once (their acks went out after the resume, before any expiry); a job whose claim
-     * ran out during the freeze runs at most once more (one redelivery for the one expiry).
+     * runs four jobs (two handlers finish during the freeze, two after it): none is lost or dead-lettered, each
+     * is acked once, and a job whose claim ran out during the freeze runs at most once more (one redelivery
+     * for the one expiry). Which jobs are redelivered depends on whether a claim, sent during the freeze and
+     * run by the server when it resumes, comes before the acks and renewals (it varies from run to run).
      */
     @Test
     void worker_redisPausedPastVisibility_noJobLostNoneDeadAtMostOneRedelivery(RedisServer server, UnifiedJedis redis)
@@ -109,11 +106,6 @@ final class QueueServerFaultIT {
         run.runs().forEach((id, attempts) -> assertThat(attempts)
                 .as("attempts of the runs of %s", id)
                 .hasSizeBetween(1, 2));
-        for (String id : run.early()) {
-            assertThat(run.runs().get(id))
-                    .as("a job finished during the freeze: run once")
-                    .containsExactly(1);
-        }
         assertThat(run.acked()).as("acked once each").isEqualTo(4);
     }
 
@@ -283,8 +275,9 @@ final class QueueServerFaultIT {
     /**
      * Q19: {@code maxmemory} reached with {@code noeviction}: an enqueue is refused with a {@link
      * DelayQueueException} naming the queue and Redis's OOM reply; a job claimed before is still acked, and a
-     * worker started under OOM runs and acks every stored job (acks delete, so they pass); nothing is dead;
-     * once memory is freed enqueues work again and are run.
+     * worker started under OOM runs and acks every stored job once (claims and acks pass), one of them in a
+     * handler 2.5× slower than the 1 s visibility timeout (renewals pass); nothing is dead; once memory is
+     * freed enqueues work again and are run.
      */
     @Test
     void enqueue_maxmemoryReached_refusedClearly_storedJobsStillRunAndAcked() throws Exception {
@@ -292,7 +285,9 @@ final class QueueServerFaultIT {
                         .setting("maxmemory-policy", "noeviction")
                         .start();
                 RedisClient redis = Clients.pooled(server)) {
-            DelayQueue<Msg> queue = DelayQueue.builder(redis, "oom", Msg.class).build();
+            DelayQueue<Msg> queue = DelayQueue.builder(redis, "oom", Msg.class)
+                    .visibilityTimeout(Duration.ofSeconds(1))
+                    .build();
             List<String> stored = new ArrayList<>();
             for (int i = 0; i < 20; i++) {
                 stored.add(queue.enqueue(new Msg("stored", i)).id());
@@ -315,9 +310,14 @@ final class QueueServerFaultIT {
             assertThat(queue.ack(claimedBefore)).as("an ack under OOM").isTrue();
 
             Map<String, List<Integer>> runs = new ConcurrentHashMap<>();
-            try (DelayQueueWorker<Msg> worker = DelayQueueWorker.builder(
-                            queue, job -> runs.computeIfAbsent(job.id(), k -> new CopyOnWriteArrayList<>())
-                                    .add(job.attempts()))
+            try (DelayQueueWorker<Msg> worker = DelayQueueWorker.builder(queue, job -> {
+                        runs.computeIfAbsent(job.id(), k -> new CopyOnWriteArrayList<>())
+                                .add(job.attempts());
+                        if (job.payload().n() == 1) {
+                            Thread.sleep(2_500); // 2.5 visibility timeouts: only renewals keep its claim
+                        }
+                    })
+                    .concurrency(2) // a free handler keeps claiming: an expired claim would be run again
                     .fallbackPoll(Duration.ofMillis(100))
                     .build()
                     .start()) {
