@@ -21,6 +21,7 @@ import java.util.function.Supplier;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.slf4j.LoggerFactory;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -100,6 +101,7 @@ final class QueueServerFaultIT {
     void worker_redisPausedPastVisibility_noJobLostNoneDeadAtMostOneRedelivery(RedisServer server, UnifiedJedis redis)
             throws Exception {
         PausedRun run = pausedWorker(server, redis, "paused", 3);
+        LoggerFactory.getLogger(QueueServerFaultIT.class).info("attempts of the runs after a freeze: {}", run.runs());
 
         assertThat(run.dead()).as("dead letters").isZero();
         assertThat(run.runs()).hasSize(4);

@@ -14,6 +14,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.slf4j.LoggerFactory;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.RedisClient;
@@ -99,6 +100,8 @@ final class LockServerFaultIT {
             server.pause();
             try {
                 Timed frozen = tryLockElsewhere(rival, Duration.ofMillis(200)).get(30, TimeUnit.SECONDS);
+                LoggerFactory.getLogger(LockServerFaultIT.class)
+                        .info("tryLock(200 ms) on a frozen server: {} after {} ms", frozen.outcome(), frozen.millis());
                 assertThat(frozen.outcome())
                         .as("tryLock(200 ms) on a frozen server")
                         .isNotEqualTo(true);
@@ -163,6 +166,7 @@ final class LockServerFaultIT {
                 proxy.heal();
             }
             Object outcome = acquire.get(30, TimeUnit.SECONDS);
+            LoggerFactory.getLogger(LockServerFaultIT.class).info("an acquire answered late: {}", outcome);
             long sentAt = System.nanoTime();
             assertThat(rival.tryLock()).as("the rival while the grant lives").isFalse();
             if (outcome instanceof java.util.Optional<?> held && held.isPresent()) {
