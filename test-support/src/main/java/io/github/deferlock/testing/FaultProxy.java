@@ -20,7 +20,7 @@ import redis.clients.jedis.HostAndPort;
  * A TCP proxy on a free loopback port in front of a server, with levers for network faults: {@link #cut()}
  * all connections, {@link #blackhole()} traffic (connections stay open, bytes vanish), {@link
  * #blackholeReplies()} (requests reach the server, its replies vanish: "the reply was lost"), and {@link
- * #latency(Duration)}. {@link #heal()} restores normal forwarding.
+ * #latency(Duration)}, {@link #slowReplies(Duration)}. {@link #heal()} restores normal forwarding.
  *
  * <pre>{@code
  * try (FaultProxy proxy = FaultProxy.to(server);
@@ -46,6 +46,7 @@ public final class FaultProxy implements AutoCloseable {
     private final AtomicLong accepted = new AtomicLong();
     private volatile Mode mode = Mode.PASS;
     private volatile long latencyNanos;
+    private volatile long replyDelayNanos;
     private volatile boolean refusing;
     private volatile boolean closed;
 
@@ -125,11 +126,26 @@ public final class FaultProxy implements AutoCloseable {
         latencyNanos = delay.toNanos();
     }
 
+    /**
+     * Delays every chunk of the server's replies by {@code delay} ({@code Duration.ZERO} for none); requests
+     * pass at once. With a delay over the client's socket timeout the server runs each call, the client gives
+     * up on it, and the reply arrives late on a connection the client has already closed. A reply whose delay
+     * began before {@link #heal()} is still delivered after that delay.
+     */
+    public void slowReplies(Duration delay) {
+        Objects.requireNonNull(delay, "delay cannot be null");
+        if (delay.isNegative()) {
+            throw new IllegalArgumentException("reply delay cannot be negative: " + delay);
+        }
+        replyDelayNanos = delay.toNanos();
+    }
+
     /** Back to plain forwarding: no blackhole, no refusal, no latency. Connections already cut stay cut. */
     public void heal() {
         mode = Mode.PASS;
         refusing = false;
         latencyNanos = 0;
+        replyDelayNanos = 0;
     }
 
     /** Stops listening and closes every connection. */
@@ -216,7 +232,7 @@ public final class FaultProxy implements AutoCloseable {
                                 if (m == Mode.BLACKHOLE || (replies && m == Mode.BLACKHOLE_REPLIES)) {
                                     continue;
                                 }
-                                long delay = latencyNanos;
+                                long delay = latencyNanos + (replies ? replyDelayNanos : 0);
                                 if (delay > 0) {
                                     Thread.sleep(delay / 1_000_000, (int) (delay % 1_000_000));
                                 }

@@ -120,14 +120,17 @@ end
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[1]))
 if #due > 0 then
   local count = #due / 2
-  local receipt = redis.call('INCRBY', KEYS[6], count) - count
-  local deadline = now + tonumber(ARGV[2])
   local members, ids = {}, {}
   for k = 1, count do
     members[k] = due[2 * k - 1]
     ids[k] = string.sub(members[k], 13)
   end
+  -- the ZREM is this call's first write on purpose: at maxmemory with noeviction Redis refuses a script whose
+  -- first write may use memory (INCRBY, HSET, ZADD: "OOM command not allowed") but lets a script that has
+  -- written go on, so workers still claim, run and ack (delete) the stored jobs and can drain the queue
   redis.call('ZREM', KEYS[1], unpack(members))
+  local receipt = redis.call('INCRBY', KEYS[6], count) - count
+  local deadline = now + tonumber(ARGV[2])
   local envs = redis.call('HMGET', KEYS[3], unpack(ids))
   local errors = redis.call('HMGET', KEYS[5], unpack(ids))
   local fields, scored = {}, {}

@@ -1,6 +1,6 @@
 -- extend: moves the visibility deadline of in-flight jobs whose receipts match to now + ARGV[1]. One call
 -- serves DelayQueue.extend (one pair) and a worker's renewal tick (every job its handlers are running):
--- one HMGET for the envelopes, then one variadic ZADD XX for all that match.
+-- one HMGET for the envelopes, then one variadic ZREM and ZADD for all that match and are still in flight.
 --
 -- KEYS[1] jobs hash, KEYS[2] in-flight zset
 -- ARGV[1] new visibility timeout ms from now (server TIME)
@@ -16,15 +16,25 @@ for k = 1, n do ids[k] = ARGV[2 * k] end
 local envs = redis.call('HMGET', KEYS[1], unpack(ids))
 local t = redis.call('TIME')
 local deadline = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[1])
-local out, scored = {}, {}
+local out, scored, members = {}, {}, {}
 for k = 1, n do
   local env, r = envs[k], 0
   if env and envState(env) == 'f' and envReceipt(env) == ARGV[2 * k + 1] then
     r = deadline
-    scored[#scored + 1] = deadline
-    scored[#scored + 1] = envMember(env, ids[k])
+    local member = envMember(env, ids[k])
+    if redis.call('ZSCORE', KEYS[2], member) then -- as ZADD XX: only a member still in flight
+      scored[#scored + 1] = deadline
+      scored[#scored + 1] = member
+      members[#members + 1] = member
+    end
   end
   out[k] = r
 end
-if #scored > 0 then redis.call('ZADD', KEYS[2], 'XX', unpack(scored)) end
+-- ZREM then ZADD rather than one ZADD XX: at maxmemory with noeviction Redis refuses a script whose first
+-- write may use memory (ZADD: "OOM command not allowed") but lets a script that has written go on, so running
+-- jobs keep their claims under OOM (claim.lua does the same)
+if #members > 0 then
+  redis.call('ZREM', KEYS[2], unpack(members))
+  redis.call('ZADD', KEYS[2], unpack(scored))
+end
 return out
