@@ -123,7 +123,10 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
                 queue.name(),
                 queue.visibilityTimeout().dividedBy(3),
                 b.maxHandlerTime,
-                calls::extendAll,
+                jobs -> {
+                    jobs.forEach(Job::flushProgress); // a held-back progress report is written at the latest now
+                    return calls.extendAll(jobs);
+                },
                 job -> JobRunner.claimLost(job, listener, queue.name()),
                 Require.orDefault(b.interruptOnClaimLost, false),
                 ticker);

@@ -8,7 +8,9 @@ import java.util.List;
  * The Redis key layout of one queue; every key carries the hash tag {@code {name}} so a queue lives in one
  * cluster slot (see docs/queue-keys.md). Immutable and threadsafe.
  *
- * @param due the due zset: member {@code <seq><id>}, score the due time (epoch ms)
+ * @param due the due zset of priority 0: member {@code <seq><id>}, score the due time (epoch ms); a job of
+ *     priority k (1 to 9) waits in {@code <due>:<k>} instead, and {@code <due>:levels} lists the levels in use
+ *     (levels.lua derives these keys)
  * @param inflight the in-flight zset: member {@code <seq><id>}, score the visibility deadline (epoch ms)
  * @param jobs the jobs hash: field the job id, value the envelope
  * @param dead the dead-letter zset: member {@code <seq><id>}, score the time of death (epoch ms)
@@ -16,6 +18,8 @@ import java.util.List;
  * @param seq the sequence counter (enqueue order and receipts)
  * @param stats the stats hash: monotonic counters {@code enqueued}, {@code acked}, {@code dead} kept by the scripts
  * @param paused the paused marker: a string, the server time the queue was paused (epoch ms); absent while it runs
+ * @param progress the progress hash: field the job id, value {@code <attempt>|<ms>|<percent>|<note>} of a job
+ *     whose handler reported progress (progress.lua); deleted with the job
  * @param channel the wake channel (not a key)
  * @param replayPrefix the prefix of the replay records: one short-lived string per write call, named by a
  *     token the client generates for the call ({@link #replay(String)})
@@ -29,6 +33,7 @@ public record QueueKeys(
         byte[] seq,
         byte[] stats,
         byte[] paused,
+        byte[] progress,
         byte[] channel,
         String replayPrefix) {
 
@@ -49,6 +54,7 @@ public record QueueKeys(
                 bytes(p + "seq"),
                 bytes(p + "stats"),
                 bytes(p + "paused"),
+                bytes(p + "progress"),
                 bytes(p + "wake"),
                 p + "r:");
     }

@@ -43,6 +43,7 @@ public final class QueueScripts {
     private static final Script REQUEUE = QueueLua.load("requeue");
     private static final Script PURGE = QueueLua.load("purge");
     private static final Script PAUSE = QueueLua.load("pause");
+    private static final Script PROGRESS = QueueLua.load("progress");
 
     private static final byte[] REPLAY_TTL = num(REPLAY_TTL_MS);
     /** A replay record's lifetime of 0 ms: the call keeps none (enqueue.lua, ARGV[3]). */
@@ -252,7 +253,8 @@ public final class QueueScripts {
                 keys.seq(),
                 keys.replay(token),
                 keys.stats(),
-                keys.paused());
+                keys.paused(),
+                keys.progress());
         List<byte[]> args = new ArrayList<>(5 + 2 * acks.size());
         args.add(num(max));
         args.add(num(visibilityMs));
@@ -293,7 +295,8 @@ public final class QueueScripts {
             addReceipts(chunk, receipts.subList(from, Math.min(receipts.size(), from + MAX_ACKS)));
             chunks.add(chunk);
             String name = token == null ? tokens.next() : from == 0 ? token : token + "." + from / MAX_ACKS;
-            chunkKeys.add(List.of(keys.jobs(), keys.inflight(), keys.errors(), keys.replay(name), keys.stats()));
+            chunkKeys.add(List.of(
+                    keys.jobs(), keys.inflight(), keys.errors(), keys.replay(name), keys.stats(), keys.progress()));
         }
         List<Object> replies = chunks.size() == 1
                 ? List.of(transport.runAndWait(op, ACK, chunkKeys.get(0), chunks.get(0), stored, strict))
@@ -397,7 +400,13 @@ public final class QueueScripts {
     public boolean cancel(String id) {
         // one token for every try of this call: a resend after a lost reply is told what the first try did
         List<byte[]> cKeys = List.of(
-                keys.jobs(), keys.due(), keys.inflight(), keys.dead(), keys.errors(), keys.replay(tokens.next()));
+                keys.jobs(),
+                keys.due(),
+                keys.inflight(),
+                keys.dead(),
+                keys.errors(),
+                keys.replay(tokens.next()),
+                keys.progress());
         return (Long) transport.run("cancel", CANCEL, cKeys, List.of(utf8(id), REPLAY_TTL)) == 1L;
     }
 
@@ -407,17 +416,29 @@ public final class QueueScripts {
      * @param envelope its envelope
      * @param lastError its last error, empty when none
      * @param score its due time, visibility deadline or time of death (by state), epoch ms; -1 when missing
+     * @param progress its progress value ({@code <attempt>|<ms>|<percent>|<note>}, progress.lua), empty when none
      */
-    public record Info(byte[] envelope, String lastError, long score) {}
+    public record Info(byte[] envelope, String lastError, long score, String progress) {}
 
     /** info.lua: one job, or empty when there is none with this id. */
     public Optional<Info> info(String id) {
-        List<byte[]> iKeys = List.of(keys.jobs(), keys.due(), keys.inflight(), keys.dead(), keys.errors());
+        List<byte[]> iKeys =
+                List.of(keys.jobs(), keys.due(), keys.inflight(), keys.dead(), keys.errors(), keys.progress());
         List<?> reply = (List<?>) transport.run("get", INFO, iKeys, List.of(utf8(id)));
         if (reply.isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of(new Info((byte[]) reply.get(0), text((byte[]) reply.get(1)), (Long) reply.get(2)));
+        return Optional.of(new Info(
+                (byte[]) reply.get(0), text((byte[]) reply.get(1)), (Long) reply.get(2), text((byte[]) reply.get(3))));
+    }
+
+    /**
+     * progress.lua: stores the progress of the job in flight under {@code job}'s receipt. True when stored, false
+     * when the receipt is stale. Idempotent under resend.
+     */
+    public boolean progress(Receipt job, int percent, String note) {
+        List<byte[]> args = List.of(utf8(job.id()), utf8(job.receipt()), num(percent), utf8(note));
+        return (Long) transport.run("progress", PROGRESS, List.of(keys.jobs(), keys.progress()), args) == 1L;
     }
 
     /**
@@ -504,7 +525,7 @@ public final class QueueScripts {
 
     /** purge.lua: deletes up to {@code n} of the oldest dead letters; how many were deleted. */
     public long purgeOldest(int n) {
-        List<byte[]> pKeys = List.of(keys.dead(), keys.jobs(), keys.errors());
+        List<byte[]> pKeys = List.of(keys.dead(), keys.jobs(), keys.errors(), keys.progress());
         return (Long) transport.run("purgeDead", PURGE, pKeys, List.of(num(n)));
     }
 

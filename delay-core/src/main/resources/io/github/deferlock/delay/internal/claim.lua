@@ -1,13 +1,15 @@
 -- claim: first acks the jobs given in ARGV[6..] (a worker's finished jobs ride along with its next claim),
 -- then returns expired in-flight jobs to due (or to the dead letters once they used their attempts), then
--- moves up to ARGV[1] due jobs (earliest due first, FIFO among equal due times) to in flight with a fresh
--- receipt. Work per call is bounded by ARGV[1] + ARGV[4] + the number of acks (at most 500).
+-- moves up to ARGV[1] due jobs (the highest priority level first, levels.lua; within a level earliest due
+-- first, FIFO among equal due times) to in flight with a fresh receipt. Work per call is bounded by ARGV[1] +
+-- ARGV[4] + the number of acks (at most 500) + the priority levels in use (at most 9).
 --
 -- KEYS[1] due zset, KEYS[2] in-flight zset (score = visibility deadline, epoch ms), KEYS[3] jobs hash,
 -- KEYS[4] dead zset (score = time of death, epoch ms), KEYS[5] errors hash (id -> last error),
 -- KEYS[6] sequence counter, KEYS[7] the replay record of this call (a string, deleted after ARGV[5] ms)
 -- KEYS[8] stats hash: 'acked' += the acks that matched, 'dead' += the expired jobs moved to the dead letters
 -- KEYS[9] the paused marker (pause.lua): while it exists no due job is claimed (acks and returns still run)
+-- KEYS[10] progress hash (progress.lua): an acked job's progress is deleted with it
 -- ARGV[1] max jobs to claim, ARGV[2] visibility timeout ms, ARGV[3] max attempts,
 -- ARGV[4] max expired in-flight jobs to return in this call, ARGV[5] how long the replay record lives, ms,
 -- ARGV[6..] pairs to ack first: job id, receipt (as in ack.lua)
@@ -22,6 +24,7 @@
 -- recorded receipt, so a lost reply never leaves claimed jobs in flight with no handler, spending an attempt.
 -- The record (cmsgpack: {ack flags, id 1, receipt 1, ...}) is written only when the call acked or claimed.
 --@include envelope.lua
+--@include levels.lua
 --@include replay.lua
 if redis.replicate_commands then redis.replicate_commands() end
 local t = redis.call('TIME')
@@ -30,11 +33,11 @@ local now = math.floor(nowUs / 1000)
 local maxAttempts = tonumber(ARGV[3])
 local FIRST_ACK = 6
 
-local function wakeAt()
-  local nextDue = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+local function wakeAt(levels)
+  local nextDue = earliestDue(KEYS[1], levels)
   local nextDeadline = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
   local wake = -1
-  if nextDue[2] then wake = tonumber(nextDue[2]) end
+  if nextDue then wake = nextDue end
   if nextDeadline[2] and (wake < 0 or tonumber(nextDeadline[2]) < wake) then wake = tonumber(nextDeadline[2]) end
   return wake
 end
@@ -83,6 +86,7 @@ if #ARGV >= FIRST_ACK then
     redis.call('ZREM', KEYS[2], unpack(members))
     redis.call('HDEL', KEYS[3], unpack(acked))
     redis.call('HDEL', KEYS[5], unpack(acked))
+    redis.call('HDEL', KEYS[10], unpack(acked))
     redis.call('HINCRBY', KEYS[8], 'acked', #acked)
   end
 end
@@ -102,7 +106,7 @@ for _, member in ipairs(expired) do
       redis.call('HSET', KEYS[3], id, envReset(env, 'x', attempts, i3, 't'))
       redis.call('HSET', KEYS[5], id, 'visibility timeout expired on attempt ' .. attempts .. ' of ' .. maxAttempts)
     else
-      redis.call('ZADD', KEYS[1], now, member)
+      addWaiting(KEYS[1], levelAt(env, i3 + 1), now, member)
       redis.call('HSET', KEYS[3], id, envReset(env, 'w', attempts, i3))
       redis.call('HSET', KEYS[5], id, 'visibility timeout expired on attempt ' .. attempts)
     end
@@ -117,7 +121,28 @@ if redis.call('EXISTS', KEYS[9]) == 1 then
   if #acks > 0 then recorded(KEYS[7], ARGV[5], claimed) end
   return out
 end
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[1]))
+-- highest level first (levels.lua), then level 0; within a level earliest due first, FIFO among equal times
+local due = {}
+local wanted = tonumber(ARGV[1])
+local function take(key)
+  local got = redis.call('ZRANGEBYSCORE', key, '-inf', now, 'WITHSCORES', 'LIMIT', 0, wanted - #due / 2)
+  if #got == 0 then return end
+  local members = {}
+  for k = 1, #got, 2 do
+    members[#members + 1] = got[k]
+    due[#due + 1] = got[k]
+    due[#due + 1] = got[k + 1]
+  end
+  redis.call('ZREM', key, unpack(members))
+end
+local levels = levelsOf(KEYS[1])
+for _, level in ipairs(levels) do
+  if #due / 2 >= wanted then break end
+  local key = KEYS[1] .. ':' .. level
+  take(key)
+  if #due / 2 < wanted and redis.call('EXISTS', key) == 0 then redis.call('ZREM', KEYS[1] .. ':levels', level) end
+end
+if #due / 2 < wanted then take(KEYS[1]) end
 if #due > 0 then
   local count = #due / 2
   local receipt = redis.call('INCRBY', KEYS[6], count) - count
@@ -127,7 +152,6 @@ if #due > 0 then
     members[k] = due[2 * k - 1]
     ids[k] = string.sub(members[k], 13)
   end
-  redis.call('ZREM', KEYS[1], unpack(members))
   local envs = redis.call('HMGET', KEYS[3], unpack(ids))
   local errors = redis.call('HMGET', KEYS[5], unpack(ids))
   local fields, scored = {}, {}
@@ -159,5 +183,5 @@ end
 if #claimed > 1 or #acks > 0 then
   recorded(KEYS[7], ARGV[5], claimed)
 end
-out[2] = wakeAt()
+out[2] = wakeAt(levels)
 return out

@@ -1,6 +1,6 @@
 -- purge: deletes up to ARGV[1] of the oldest dead letters.
 --
--- KEYS[1] dead zset, KEYS[2] jobs hash, KEYS[3] errors hash
+-- KEYS[1] dead zset, KEYS[2] jobs hash, KEYS[3] errors hash, KEYS[4] progress hash
 -- ARGV[1] max number to delete in this call
 -- returns the number of dead letters deleted
 local dead = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)
@@ -9,5 +9,6 @@ for _, member in ipairs(dead) do
   redis.call('ZREM', KEYS[1], member)
   redis.call('HDEL', KEYS[2], id)
   redis.call('HDEL', KEYS[3], id)
+  redis.call('HDEL', KEYS[4], id)
 end
 return #dead
