@@ -256,8 +256,8 @@ public final class Inspector {
     }
 
     /**
-     * One job: its state, attempts, times and last error from {@link DelayQueue#get(String)}, and the start
-     * of its payload.
+     * One job: its state, attempts, times, last error, priority and progress from {@link DelayQueue#get(String)},
+     * and the start of its payload.
      *
      * @return the job, or empty when the queue has no job with this id
      * @throws IllegalArgumentException when the queue name or id is invalid (docs/names.md)
@@ -287,7 +287,9 @@ public final class Inspector {
                 j.diedAt(),
                 j.lastError(),
                 j.headers(),
-                payload));
+                payload,
+                j.priority(),
+                j.progress()));
     }
 
     private PayloadPreview preview(byte[] start, long totalBytes) {
@@ -336,7 +338,10 @@ public final class Inspector {
         }
         List<?> r = (List<?>) call(
                 "purge dead letters of queue '" + queue + "'",
-                () -> PURGE_IDS.run(redis, List.of(bytes(p + "dead"), bytes(p + "jobs"), bytes(p + "errors")), args));
+                () -> PURGE_IDS.run(
+                        redis,
+                        List.of(bytes(p + "dead"), bytes(p + "jobs"), bytes(p + "errors"), bytes(p + "progress")),
+                        args));
         List<String> applied = new ArrayList<>();
         List<String> notFound = new ArrayList<>();
         for (int i = 0; i < unique.size(); i++) {
