@@ -11,7 +11,7 @@ import redis.clients.jedis.RedisClient;
 /**
  * A measurement, not a test (issue 31, {@code queue.priority.claimAt1M}): the cost of a claim with 10^6 jobs
  * pending, spread over the 10 priority levels (half of each level due, half an hour ahead), against the same
- * queue without priorities. For each it fills a fresh redis-server, then times {@code claim(1)} and {@code
+ * queue without priorities. For each it fills a queue of its own on one redis-server, then times {@code claim(1)} and {@code
  * claim(100)} calls, and reads the server-side cost per script call from {@code INFO commandstats} ({@code
  * evalsha} µs per call, after {@code CONFIG RESETSTAT}). Run it from the repository root:
  *
@@ -43,8 +43,9 @@ public final class PriorityClaimCostMain {
     }
 
     private static void run(RedisServer server, RedisClient redis, int pending, int levels, String label) {
-        server.flushAll();
-        DelayQueue<Msg> q = DelayQueue.builder(redis, "cost", Msg.class).build();
+        long before = usedMemory(server); // a queue of its own: a FLUSHALL of 10^6 jobs can outlast the timeout
+        DelayQueue<Msg> q =
+                DelayQueue.builder(redis, "cost-" + levels, Msg.class).build();
         List<NewJob<Msg>> chunk = new ArrayList<>(10_000);
         for (int i = 0; i < pending; i++) {
             int level = i % levels;
@@ -57,7 +58,7 @@ public final class PriorityClaimCostMain {
         }
         q.enqueueAll(chunk);
         QueueStats stats = q.stats();
-        long memory = usedMemory(server);
+        long memory = usedMemory(server) - before;
 
         int oneCalls = Math.min(CLAIM_ONE_CALLS, pending / 10);
         int batchCalls = Math.min(CLAIM_BATCH_CALLS, pending / 10 / BATCH);

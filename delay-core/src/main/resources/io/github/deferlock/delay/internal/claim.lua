@@ -13,7 +13,8 @@
 -- ARGV[1] max jobs to claim, ARGV[2] visibility timeout ms, ARGV[3] max attempts,
 -- ARGV[4] max expired in-flight jobs to return in this call, ARGV[5] how long the replay record lives, ms,
 -- ARGV[6..] pairs to ack first: job id, receipt (as in ack.lua)
--- returns {now micros, next wake ms (earliest due or visibility deadline; -1 when both are empty or the queue
+-- returns {now micros, next wake ms (earliest due or visibility deadline, or with priority levels any due time
+--          already past, which wakes as soon; -1 when both are empty or the queue
 --          is paused: a paused worker waits for the resume notice or its fallback poll),
 --          {ack result per pair, 1 deleted or 0 stale, as in ack.lua},
 --          id 1, envelope 1 (after the claim), last error 1 ("" if none), id 2, ...}
@@ -34,7 +35,7 @@ local maxAttempts = tonumber(ARGV[3])
 local FIRST_ACK = 6
 
 local function wakeAt(levels)
-  local nextDue = earliestDue(KEYS[1], levels)
+  local nextDue = earliestDue(KEYS[1], levels, now)
   local nextDeadline = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
   local wake = -1
   if nextDue then wake = nextDue end

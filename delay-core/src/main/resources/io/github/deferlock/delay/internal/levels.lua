@@ -38,13 +38,19 @@ local function addWaiting(due, level, score, member)
   end
 end
 
--- the earliest due time of any level, or nil when no job waits; `levels` (optional) as levelsOf(due) returned
-local function earliestDue(due, levels)
+-- the earliest due time of any level, or nil when no job waits; `levels` (optional) as levelsOf(due) returned.
+-- With `floor` (optional, a time in ms) it stops at the first head at or before it: a due time that is already
+-- past, not necessarily the earliest (enough for a wake-up time, which is then "now")
+local function earliestDue(due, levels, floor)
   local head = redis.call('ZRANGE', due, 0, 0, 'WITHSCORES')
   local best = head[2] and tonumber(head[2])
+  if floor and best and best <= floor then return best end
   for _, level in ipairs(levels or levelsOf(due)) do
     local h = redis.call('ZRANGE', due .. ':' .. level, 0, 0, 'WITHSCORES')
-    if h[2] and (best == nil or tonumber(h[2]) < best) then best = tonumber(h[2]) end
+    if h[2] and (best == nil or tonumber(h[2]) < best) then
+      best = tonumber(h[2])
+      if floor and best <= floor then return best end
+    end
   end
   return best
 end
