@@ -1,6 +1,9 @@
 package io.github.deferlock.delay;
 
+import io.github.deferlock.redis.internal.Names;
 import io.github.deferlock.redis.internal.Require;
+import java.nio.CharBuffer;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -141,14 +144,24 @@ public final class Job<T> {
      * never report progress pay nothing for it.
      *
      * @param percent 0 to 100
-     * @param note a short note, at most {@link #MAX_PROGRESS_NOTE_BYTES} UTF-8 bytes; empty for none
+     * @param note a short note, at most {@link #MAX_PROGRESS_NOTE_BYTES} UTF-8 bytes of valid Unicode; empty for none
      * @throws NullPointerException when {@code note} is null
-     * @throws IllegalArgumentException when {@code percent} is outside 0 to 100 or the note is too long
+     * @throws IllegalArgumentException when {@code percent} is outside 0 to 100, or the note is too long or has an
+     *     unpaired surrogate
      */
     public void progress(int percent, String note) {
         Require.within("percent", percent, 0, 100);
         Require.notNull("note", note);
-        int bytes = note.getBytes(StandardCharsets.UTF_8).length;
+        int bytes;
+        try {
+            bytes = StandardCharsets.UTF_8
+                    .newEncoder()
+                    .encode(CharBuffer.wrap(note))
+                    .remaining();
+        } catch (CharacterCodingException e) {
+            throw new IllegalArgumentException(
+                    "progress note " + Names.show(note) + " has an unpaired surrogate: it must be valid Unicode", e);
+        }
         if (bytes > MAX_PROGRESS_NOTE_BYTES) {
             throw new IllegalArgumentException(
                     "progress note is " + bytes + " UTF-8 bytes, over the limit of " + MAX_PROGRESS_NOTE_BYTES);

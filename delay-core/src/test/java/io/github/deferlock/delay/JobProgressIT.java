@@ -178,6 +178,9 @@ final class JobProgressIT {
             assertThatThrownBy(() -> job.progress(1, "x".repeat(257)))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessage("progress note is 257 UTF-8 bytes, over the limit of 256");
+            assertThatThrownBy(() -> job.progress(1, "a\uD800"))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("has an unpaired surrogate");
             assertThatThrownBy(() -> job.progress(1, null)).isInstanceOf(NullPointerException.class);
         }
     }
