@@ -46,7 +46,9 @@ import redis.clients.jedis.UnifiedJedis;
  *
  * <p>A queue can be paused for every process ({@link #pause()}: its workers claim nothing until {@link
  * #resume()}, enqueues go on), and an enqueue can replace a waiting job of the same id or debounce it ({@link
- * NewJob#replacing}, {@link NewJob#debounce}).
+ * NewJob#replacing}, {@link NewJob#debounce}). Jobs may carry a priority ({@link NewJob#withPriority}, 0 to {@link
+ * #MAX_PRIORITY}): among due jobs the highest is claimed first, equal ones in due order; and a handler may report
+ * its progress ({@link Job#progress(int, String)}), which {@link #get(String)} and the ops tools show.
  *
  * <p>Every state change is one Lua script call on keys that share the hash tag {@code {name}} (see
  * docs/queue-keys.md), so a queue works the same on standalone Redis, Sentinel and Cluster. Payloads are
