@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.github.deferlock.testing.RedisDeployment;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -41,7 +42,7 @@ final class JobProgressIT {
 
     @TestInstance(TestInstance.Lifecycle.PER_CLASS)
     abstract static class Contract {
-        private static final String PROGRESS = "deferlock:dq:{progress}:progress";
+        private static final byte[] ERRORS = "deferlock:dq:{progress}:errors".getBytes(StandardCharsets.UTF_8);
         private RedisDeployment deployment;
         private UnifiedJedis redis;
 
@@ -64,6 +65,15 @@ final class JobProgressIT {
             deployment.flushAll();
         }
 
+        /** Whether the errors hash holds the progress field of {@code id} (0xFF + id, progress_field.lua). */
+        private boolean progressStored(String id) {
+            byte[] utf8 = id.getBytes(StandardCharsets.UTF_8);
+            byte[] field = new byte[utf8.length + 1];
+            field[0] = (byte) 0xFF;
+            System.arraycopy(utf8, 0, field, 1, utf8.length);
+            return redis.hexists(ERRORS, field);
+        }
+
         private DelayQueue<Msg> queue(Duration visibility) {
             return DelayQueue.builder(redis, "progress", Msg.class)
                     .visibilityTimeout(visibility)
@@ -84,6 +94,7 @@ final class JobProgressIT {
             assertThat(progress(q, "p")).isNull();
 
             job.progress(40, "half way, ünïcode");
+            assertThat(progressStored("p")).isTrue();
             JobProgress stored = progress(q, "p");
             assertThat(stored.percent()).isEqualTo(40);
             assertThat(stored.note()).isEqualTo("half way, ünïcode");
@@ -99,7 +110,7 @@ final class JobProgressIT {
             assertThat(progress(q, "p").note()).isEmpty();
 
             assertThat(q.ack(job)).isTrue();
-            assertThat(redis.hexists(PROGRESS, "p")).isFalse();
+            assertThat(progressStored("p")).isFalse();
         }
 
         @Test
@@ -118,7 +129,7 @@ final class JobProgressIT {
             assertThat(progress(q, "s").note()).isEqualTo("current");
 
             assertThat(q.cancel("s")).isTrue();
-            assertThat(redis.hexists(PROGRESS, "s")).isFalse();
+            assertThat(progressStored("s")).isFalse();
         }
 
         @Test
@@ -164,7 +175,7 @@ final class JobProgressIT {
                 await().atMost(Duration.ofSeconds(20)).until(() -> q.get("l").isEmpty());
                 assertThat(worker.isRunning()).isTrue();
             }
-            assertThat(redis.hexists(PROGRESS, "l")).isFalse();
+            assertThat(progressStored("l")).isFalse();
         }
 
         @Test

@@ -338,10 +338,7 @@ public final class Inspector {
         }
         List<?> r = (List<?>) call(
                 "purge dead letters of queue '" + queue + "'",
-                () -> PURGE_IDS.run(
-                        redis,
-                        List.of(bytes(p + "dead"), bytes(p + "jobs"), bytes(p + "errors"), bytes(p + "progress")),
-                        args));
+                () -> PURGE_IDS.run(redis, List.of(bytes(p + "dead"), bytes(p + "jobs"), bytes(p + "errors")), args));
         List<String> applied = new ArrayList<>();
         List<String> notFound = new ArrayList<>();
         for (int i = 0; i < unique.size(); i++) {

@@ -234,10 +234,13 @@ final class InspectorIT {
             assertThat(p.note()).isEqualTo("a third");
         });
         assertThat(q.deadLetter(job, "no")).isTrue();
+        assertThat(redis.hlen("deferlock:dq:{prio}:errors")).isEqualTo(2); // the reason and the progress
         assertThat(inspector.deadLetters("prio", 0, 10).items()).singleElement().satisfies(d -> assertThat(d.payload())
                 .isEqualTo(expected));
         assertThat(inspector.purgeDead("prio", List.of("p")).applied()).containsExactly("p");
-        assertThat(redis.hexists("deferlock:dq:{prio}:progress", "p")).isFalse();
+        byte[] errors = "deferlock:dq:{prio}:errors".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(redis.hexists(errors, new byte[] {(byte) 0xFF, 'p'})).isFalse();
+        assertThat(redis.hlen(errors)).isZero(); // the last error went with it
     }
 
     @Test

@@ -14,12 +14,11 @@ import java.util.List;
  * @param inflight the in-flight zset: member {@code <seq><id>}, score the visibility deadline (epoch ms)
  * @param jobs the jobs hash: field the job id, value the envelope
  * @param dead the dead-letter zset: member {@code <seq><id>}, score the time of death (epoch ms)
- * @param errors the errors hash: field the job id, value its last error
+ * @param errors the errors hash: field the job id, value its last error; and field {@code 0xFF<id>}, value the
+ *     progress its handler last reported ({@code <attempt>|<ms>|<percent>|<note>}, progress.lua)
  * @param seq the sequence counter (enqueue order and receipts)
  * @param stats the stats hash: monotonic counters {@code enqueued}, {@code acked}, {@code dead} kept by the scripts
  * @param paused the paused marker: a string, the server time the queue was paused (epoch ms); absent while it runs
- * @param progress the progress hash: field the job id, value {@code <attempt>|<ms>|<percent>|<note>} of a job
- *     whose handler reported progress (progress.lua); deleted with the job
  * @param channel the wake channel (not a key)
  * @param replayPrefix the prefix of the replay records: one short-lived string per write call, named by a
  *     token the client generates for the call ({@link #replay(String)})
@@ -33,7 +32,6 @@ public record QueueKeys(
         byte[] seq,
         byte[] stats,
         byte[] paused,
-        byte[] progress,
         byte[] channel,
         String replayPrefix) {
 
@@ -54,7 +52,6 @@ public record QueueKeys(
                 bytes(p + "seq"),
                 bytes(p + "stats"),
                 bytes(p + "paused"),
-                bytes(p + "progress"),
                 bytes(p + "wake"),
                 p + "r:");
     }

@@ -253,8 +253,7 @@ public final class QueueScripts {
                 keys.seq(),
                 keys.replay(token),
                 keys.stats(),
-                keys.paused(),
-                keys.progress());
+                keys.paused());
         List<byte[]> args = new ArrayList<>(5 + 2 * acks.size());
         args.add(num(max));
         args.add(num(visibilityMs));
@@ -295,8 +294,7 @@ public final class QueueScripts {
             addReceipts(chunk, receipts.subList(from, Math.min(receipts.size(), from + MAX_ACKS)));
             chunks.add(chunk);
             String name = token == null ? tokens.next() : from == 0 ? token : token + "." + from / MAX_ACKS;
-            chunkKeys.add(List.of(
-                    keys.jobs(), keys.inflight(), keys.errors(), keys.replay(name), keys.stats(), keys.progress()));
+            chunkKeys.add(List.of(keys.jobs(), keys.inflight(), keys.errors(), keys.replay(name), keys.stats()));
         }
         List<Object> replies = chunks.size() == 1
                 ? List.of(transport.runAndWait(op, ACK, chunkKeys.get(0), chunks.get(0), stored, strict))
@@ -400,13 +398,7 @@ public final class QueueScripts {
     public boolean cancel(String id) {
         // one token for every try of this call: a resend after a lost reply is told what the first try did
         List<byte[]> cKeys = List.of(
-                keys.jobs(),
-                keys.due(),
-                keys.inflight(),
-                keys.dead(),
-                keys.errors(),
-                keys.replay(tokens.next()),
-                keys.progress());
+                keys.jobs(), keys.due(), keys.inflight(), keys.dead(), keys.errors(), keys.replay(tokens.next()));
         return (Long) transport.run("cancel", CANCEL, cKeys, List.of(utf8(id), REPLAY_TTL)) == 1L;
     }
 
@@ -422,8 +414,7 @@ public final class QueueScripts {
 
     /** info.lua: one job, or empty when there is none with this id. */
     public Optional<Info> info(String id) {
-        List<byte[]> iKeys =
-                List.of(keys.jobs(), keys.due(), keys.inflight(), keys.dead(), keys.errors(), keys.progress());
+        List<byte[]> iKeys = List.of(keys.jobs(), keys.due(), keys.inflight(), keys.dead(), keys.errors());
         List<?> reply = (List<?>) transport.run("get", INFO, iKeys, List.of(utf8(id)));
         if (reply.isEmpty()) {
             return Optional.empty();
@@ -438,7 +429,7 @@ public final class QueueScripts {
      */
     public boolean progress(Receipt job, int percent, String note) {
         List<byte[]> args = List.of(utf8(job.id()), utf8(job.receipt()), num(percent), utf8(note));
-        return (Long) transport.run("progress", PROGRESS, List.of(keys.jobs(), keys.progress()), args) == 1L;
+        return (Long) transport.run("progress", PROGRESS, List.of(keys.jobs(), keys.errors()), args) == 1L;
     }
 
     /**
@@ -525,7 +516,7 @@ public final class QueueScripts {
 
     /** purge.lua: deletes up to {@code n} of the oldest dead letters; how many were deleted. */
     public long purgeOldest(int n) {
-        List<byte[]> pKeys = List.of(keys.dead(), keys.jobs(), keys.errors(), keys.progress());
+        List<byte[]> pKeys = List.of(keys.dead(), keys.jobs(), keys.errors());
         return (Long) transport.run("purgeDead", PURGE, pKeys, List.of(num(n)));
     }
 

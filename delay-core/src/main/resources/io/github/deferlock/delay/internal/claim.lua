@@ -9,7 +9,6 @@
 -- KEYS[6] sequence counter, KEYS[7] the replay record of this call (a string, deleted after ARGV[5] ms)
 -- KEYS[8] stats hash: 'acked' += the acks that matched, 'dead' += the expired jobs moved to the dead letters
 -- KEYS[9] the paused marker (pause.lua): while it exists no due job is claimed (acks and returns still run)
--- KEYS[10] progress hash (progress.lua): an acked job's progress is deleted with it
 -- ARGV[1] max jobs to claim, ARGV[2] visibility timeout ms, ARGV[3] max attempts,
 -- ARGV[4] max expired in-flight jobs to return in this call, ARGV[5] how long the replay record lives, ms,
 -- ARGV[6..] pairs to ack first: job id, receipt (as in ack.lua)
@@ -26,6 +25,7 @@
 -- The record (cmsgpack: {ack flags, id 1, receipt 1, ...}) is written only when the call acked or claimed.
 --@include envelope.lua
 --@include levels.lua
+--@include progress_field.lua
 --@include replay.lua
 if redis.replicate_commands then redis.replicate_commands() end
 local t = redis.call('TIME')
@@ -86,8 +86,7 @@ if #ARGV >= FIRST_ACK then
   if #acked > 0 then
     redis.call('ZREM', KEYS[2], unpack(members))
     redis.call('HDEL', KEYS[3], unpack(acked))
-    redis.call('HDEL', KEYS[5], unpack(acked))
-    redis.call('HDEL', KEYS[10], unpack(acked))
+    redis.call('HDEL', KEYS[5], unpack(progressToo(acked)))
     redis.call('HINCRBY', KEYS[8], 'acked', #acked)
   end
 end
@@ -118,9 +117,15 @@ if died > 0 then redis.call('HINCRBY', KEYS[8], 'dead', died) end
 
 local out = {nowUs, -1, acks}
 local claimed = {acks}
-if redis.call('EXISTS', KEYS[9]) == 1 then
-  if #acks > 0 then recorded(KEYS[7], ARGV[5], claimed) end
-  return out
+-- one EXISTS for both the paused marker and the priority levels: a queue that is neither paused nor uses
+-- priorities pays one command, as before priorities existed
+local levels = {}
+if redis.call('EXISTS', KEYS[9], KEYS[1] .. ':levels') > 0 then
+  if redis.call('EXISTS', KEYS[9]) == 1 then
+    if #acks > 0 then recorded(KEYS[7], ARGV[5], claimed) end
+    return out
+  end
+  levels = levelsOf(KEYS[1])
 end
 -- highest level first (levels.lua), then level 0; within a level earliest due first, FIFO among equal times
 local due = {}
@@ -136,7 +141,6 @@ local function take(key)
   end
   redis.call('ZREM', key, unpack(members))
 end
-local levels = levelsOf(KEYS[1])
 for _, level in ipairs(levels) do
   if #due / 2 >= wanted then break end
   local key = KEYS[1] .. ':' .. level

@@ -91,22 +91,15 @@ local function replace(id, mode, ms, payload)
     if newLevel ~= level then
       local score = redis.call('ZSCORE', levelKey(KEYS[1], level), member)
       redis.call('ZREM', levelKey(KEYS[1], level), member)
-      local earliest = earliestDue(KEYS[1])
       addWaiting(KEYS[1], newLevel, score, member)
-      if earliest == nil or tonumber(score) < earliest then publish(tonumber(score)) end
+      if redis.call('ZRANK', levelKey(KEYS[1], newLevel), member) == 0 then publish(tonumber(score)) end
     end
   else
     local due
     due, requested, shown = dueOf(mode, ms)
     if newLevel ~= level then redis.call('ZREM', levelKey(KEYS[1], level), member) end
-    if newLevel == 0 then
-      redis.call('ZADD', KEYS[1], due, member)
-      if redis.call('ZRANK', KEYS[1], member) == 0 then publish(due) end
-    else
-      local earliest = earliestDue(KEYS[1])
-      addWaiting(KEYS[1], newLevel, due, member)
-      if earliest == nil or due < earliest then publish(due) end
-    end
+    addWaiting(KEYS[1], newLevel, due, member)
+    if redis.call('ZRANK', levelKey(KEYS[1], newLevel), member) == 0 then publish(due) end
   end
   local tail = what == 't' and string.sub(env, i3 + 1) or payload
   redis.call('HSET', KEYS[2], id, string.sub(env, 1, 13) .. attempts .. '|' .. receipt .. '|' .. requested .. '|' .. tail)
@@ -126,23 +119,29 @@ if n == 1 then
   end
   redis.call('HINCRBY', KEYS[5], 'enqueued', 1)
   local level = levelAt(ARGV[7], 1)
-  if level > 0 then
-    local earliest = earliestDue(KEYS[1])
-    addWaiting(KEYS[1], level, due, prefix .. id)
-    if earliest == nil or due < earliest then publish(due) end
-    return reply({now, 1, shown})
-  end
-  redis.call('ZADD', KEYS[1], due, prefix .. id)
+  addWaiting(KEYS[1], level, due, prefix .. id)
   -- every older member has a smaller seq, so rank 0 means strictly earlier than the old head of its level (or
-  -- none); a job of a higher level due earlier only makes this notice one that wakes a worker early
-  if redis.call('ZRANK', KEYS[1], prefix .. id) == 0 then publish(due) end
+  -- none); when another level holds an earlier job the notice only wakes a worker that finds nothing new
+  if redis.call('ZRANK', levelKey(KEYS[1], level), prefix .. id) == 0 then publish(due) end
   return reply({now, 1, shown})
 end
 
 local ids = {}
 for i = 1, n do ids[i] = ARGV[4 * i] end
 local existing = redis.call('HMGET', KEYS[2], unpack(ids))
-local headScore = earliestDue(KEYS[1])
+-- the head the new jobs are compared with: of level 0 as before priorities, or of every level when the batch
+-- holds jobs with a priority (a head of a subset only adds notices, it never misses one)
+local headScore
+for i = 1, n do
+  if string.byte(ARGV[4 * i + 3], 1) == 31 then
+    headScore = earliestDue(KEYS[1])
+    break
+  end
+end
+if headScore == nil then
+  local head = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  headScore = head[2] and tonumber(head[2])
+end
 local digits = {'0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'a', 'b', 'c', 'd', 'e', 'f'}
 local format = string.format
 local out = {now}

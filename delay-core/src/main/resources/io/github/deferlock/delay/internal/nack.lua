@@ -40,8 +40,10 @@ if maxAttempts == 0 or attempts >= maxAttempts then
   return recorded(KEYS[7], ARGV[9], 2)
 end
 local due = now + tonumber(ARGV[4])
-local head = earliestDue(KEYS[3])
-addWaiting(KEYS[3], levelAt(env, i3 + 1), due, member)
+local level = levelAt(env, i3 + 1)
+-- the head of the job's level: with other levels in use a notice may wake a worker that finds nothing new
+local head = redis.call('ZRANGE', levelKey(KEYS[3], level), 0, 0, 'WITHSCORES')
+addWaiting(KEYS[3], level, due, member)
 redis.call('HSET', KEYS[1], id, envReset(env, 'w', attempts, i3))
-if not head or due < head then notice(ARGV[7], ARGV[6], due) end
+if not head[2] or due < tonumber(head[2]) then notice(ARGV[7], ARGV[6], due) end
 return recorded(KEYS[7], ARGV[9], 1)

@@ -37,9 +37,10 @@ else
   payload = string.sub(env, i3 + 1)
 end
 local due = now + tonumber(ARGV[3])
-local head = earliestDue(KEYS[3])
+-- the head of the job's level: with other levels in use a notice may wake a worker that finds nothing new
+local head = redis.call('ZRANGE', levelKey(KEYS[3], level), 0, 0, 'WITHSCORES')
 redis.call('ZREM', KEYS[2], member)
 addWaiting(KEYS[3], level, due, member)
 redis.call('HSET', KEYS[1], id, string.sub(env, 1, 12) .. 'w' .. attempts .. '|||' .. payload)
-if not head or due < head then notice(ARGV[7], ARGV[4], due) end
+if not head[2] or due < tonumber(head[2]) then notice(ARGV[7], ARGV[4], due) end
 return recorded(KEYS[4], ARGV[8], 1)
