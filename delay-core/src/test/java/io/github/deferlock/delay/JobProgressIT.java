@@ -18,7 +18,7 @@ import org.junit.jupiter.api.TestInstance;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
- * Progress ({@link Job#progress(int, String)}) on a standalone server and a cluster: stored beside the running
+ * Progress ({@link Job#progress(int, String)}) on a standalone server, a cluster and a Sentinel group: stored beside the running
  * job, rate-limited on the client with the held-back value written at the next renewal or when the handler fails,
  * refused under a stale receipt, deleted with the job.
  */
@@ -37,6 +37,14 @@ final class JobProgressIT {
         @Override
         RedisDeployment start() {
             return RedisDeployment.cluster();
+        }
+    }
+
+    @Nested
+    final class Sentinel extends Contract {
+        @Override
+        RedisDeployment start() {
+            return RedisDeployment.sentinel();
         }
     }
 

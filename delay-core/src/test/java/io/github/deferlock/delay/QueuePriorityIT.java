@@ -22,7 +22,7 @@ import org.junit.jupiter.api.TestInstance;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
- * Priorities ({@link NewJob#withPriority}) on a standalone server and a cluster: among due jobs the highest
+ * Priorities ({@link NewJob#withPriority}) on a standalone server, a cluster and a Sentinel group: among due jobs the highest
  * priority is claimed first and equal priorities in due order; a job not yet due holds nothing back; a job keeps
  * its priority through retries, reschedules, visibility timeouts and a requeue; queues without priorities write no
  * level keys.
@@ -42,6 +42,14 @@ final class QueuePriorityIT {
         @Override
         RedisDeployment start() {
             return RedisDeployment.cluster();
+        }
+    }
+
+    @Nested
+    final class Sentinel extends Contract {
+        @Override
+        RedisDeployment start() {
+            return RedisDeployment.sentinel();
         }
     }
 
