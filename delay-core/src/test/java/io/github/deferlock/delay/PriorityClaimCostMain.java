@@ -11,18 +11,19 @@ import redis.clients.jedis.RedisClient;
 /**
  * A measurement, not a test (issue 31, {@code queue.priority.claimAt1M}): the cost of a claim with 10^6 jobs
  * pending, spread over the 10 priority levels (half of each level due, half an hour ahead), against the same
- * queue without priorities. For each it fills a queue of its own on one redis-server, then times {@code claim(1)} and {@code
- * claim(100)} calls, and reads the server-side cost per script call from {@code INFO commandstats} ({@code
- * evalsha} µs per call, after {@code CONFIG RESETSTAT}). Run it from the repository root:
+ * queue without priorities. For each it fills a queue of its own on one redis-server, then times {@code claim(1)}
+ * and {@code claim(100)} calls, and reads the server-side cost per script call from {@code INFO commandstats}
+ * ({@code evalsha} µs per call, after {@code CONFIG RESETSTAT}). The benchmarks module measures the same figure as
+ * {@code queue.priority.claimAt1M} ({@code ./bench --only queue.priority.}). Run it from the repository root:
  *
  * <pre>{@code
- * ./mvnw -B -o -pl delay-core -am test-compile -q
+ * ./mvnw -B -o -q -pl delay-core -am test-compile dependency:build-classpath \
+ *     -Dmdep.outputFile=target/test-classpath.txt -Dmdep.includeScope=test
  * java -cp "$(cat delay-core/target/test-classpath.txt):delay-core/target/classes:delay-core/target/test-classes" \
  *     io.github.deferlock.delay.PriorityClaimCostMain [pending, default 1000000]
  * }</pre>
  *
- * (build the class path with {@code ./mvnw -pl delay-core dependency:build-classpath
- * -Dmdep.outputFile=target/test-classpath.txt -Dmdep.includeScope=test}). Prints one line per case.
+ * Prints one line per case.
  */
 public final class PriorityClaimCostMain {
     private static final int CLAIM_ONE_CALLS = 20_000;
