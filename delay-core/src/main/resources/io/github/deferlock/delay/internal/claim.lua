@@ -4,8 +4,10 @@
 -- first, FIFO among equal due times) to in flight with a fresh receipt. Work per call is bounded by ARGV[1] +
 -- ARGV[4] + the number of acks (at most 500) + the priority levels in use (at most 9).
 --
--- KEYS[1] due zset, KEYS[2] in-flight zset (score = visibility deadline, epoch ms), KEYS[3] jobs hash,
--- KEYS[4] dead zset (score = time of death, epoch ms), KEYS[5] errors hash (id -> last error),
+-- KEYS[1] due zset of priority 0 (the levels' zsets and the levels key derive from it, levels.lua),
+-- KEYS[2] in-flight zset (score = visibility deadline, epoch ms), KEYS[3] jobs hash,
+-- KEYS[4] dead zset (score = time of death, epoch ms), KEYS[5] errors hash (id -> last error; 0xFF + id ->
+-- progress, progress_field.lua: both deleted with an acked job),
 -- KEYS[6] sequence counter, KEYS[7] the replay record of this call (a string, deleted after ARGV[5] ms)
 -- KEYS[8] stats hash: 'acked' += the acks that matched, 'dead' += the expired jobs moved to the dead letters
 -- KEYS[9] the paused marker (pause.lua): while it exists no due job is claimed (acks and returns still run)
