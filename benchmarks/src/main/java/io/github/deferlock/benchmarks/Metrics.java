@@ -153,6 +153,12 @@ final class Metrics {
                 Sides.QUEUES,
                 ratio(BULLMQ, 1)));
         m.add(lower(
+                "queue.priority.claimAt1M",
+                "µs/job",
+                "Redis time per claimed job (evalsha µs per call ÷ 100), claim(100) with 10^6 jobs pending over 10"
+                        + " priority levels, half of them due",
+                List.of(DEFERLOCK)));
+        m.add(lower(
                 "queue.fault.redeliveryMs",
                 "ms",
                 "after SIGKILL of a worker process holding jobs: kill to redelivered handler start, p99",

@@ -1,6 +1,8 @@
 package io.github.deferlock.benchmarks;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.github.deferlock.delay.DelayQueue;
+import io.github.deferlock.delay.NewJob;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -12,6 +14,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisMonitor;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.args.FlushMode;
 
 /** The {@code queue.*} metrics against deferlock, bare ZADD, Redisson (defaults and tuned), BullMQ and the seed. */
 final class QueueRuns {
@@ -508,6 +512,61 @@ final class QueueRuns {
                 n + " jobs with a 1 h delay and a 100-byte payload; INFO used_memory after − before ÷ n; the side"
                         + " adds one job and closes its clients, the first reading; then adds n and closes, the second"
                         + " (loaded scripts, fixed keys and connection buffers not counted)");
+    }
+
+    /**
+     * {@code queue.priority.claimAt1M}: the Redis time of a claim with 10^6 jobs pending over the 10 priority
+     * levels (half of each level due now, half an hour ahead), per claimed job: {@code claim(100)} calls, {@code
+     * evalsha} µs per call from INFO commandstats ÷ 100. deferlock only (the peers' priorities are other designs).
+     */
+    void priority() {
+        String id = "queue.priority.claimAt1M";
+        int pending = 1_000_000;
+        int calls = 200;
+        int batch = 100;
+        Rounds.run(id, settings.rounds(), List.of(Sides.DEFERLOCK), (side, round) -> {
+            flushAsync();
+            try (RedisClient client = redis.jedis()) {
+                DelayQueue<String> q =
+                        DelayQueue.builder(client, "q-prio", String.class).build();
+                List<NewJob<String>> chunk = new ArrayList<>(10_000);
+                for (int i = 0; i < pending; i++) {
+                    Duration delay = (i / 10) % 2 == 0 ? Duration.ZERO : Duration.ofMillis(FAR);
+                    chunk.add(NewJob.of(QueueSide.payload(i, 0), delay).withPriority(i % 10));
+                    if (chunk.size() == 10_000) {
+                        q.enqueueAll(chunk);
+                        chunk.clear();
+                    }
+                }
+                redis.resetStats();
+                for (int i = 0; i < calls; i++) {
+                    if (q.claim(batch).size() != batch) {
+                        throw new IllegalStateException("a claim found fewer than " + batch + " due jobs");
+                    }
+                }
+                String evalsha = redis.info("commandstats", "cmdstat_evalsha");
+                double perCall = Double.parseDouble(evalsha.replaceAll(".*usec_per_call=([0-9.]+).*", "$1"));
+                double perJob = perCall / batch;
+                results.add(id, side, perJob);
+                Progress.figure(id, side + " r" + round, perJob, "µs/job");
+            }
+            flushAsync();
+        });
+        results.note(
+                id,
+                "method",
+                pending + " jobs of 100 bytes over priorities 0..9 (half of each due now, half an hour ahead),"
+                        + " enqueued in batches; then " + calls + " claim(" + batch + ") calls after CONFIG RESETSTAT;"
+                        + " INFO commandstats evalsha usec_per_call ÷ " + batch + ". Without priorities the same"
+                        + " harness (PriorityClaimCostMain in delay-core's tests) gives the same figure within the"
+                        + " spread");
+    }
+
+    /** FLUSHALL ASYNC: a synchronous flush of 10^6 jobs can outlast a client's timeout. */
+    private void flushAsync() {
+        try (Jedis j = redis.connection()) {
+            j.flushAll(FlushMode.ASYNC);
+        }
     }
 
     /** Opens the side, adds n jobs with a 1 h delay (payload numbers from {@code first}), closes it. */

@@ -1,5 +1,6 @@
 package io.github.deferlock.cli;
 
+import io.github.deferlock.delay.JobProgress;
 import io.github.deferlock.inspect.JobView;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -19,7 +20,9 @@ final class JobCommand {
     @Command(
             name = "get",
             mixinStandardHelpOptions = true,
-            description = "Shows a job: state, attempts, times, last error, headers and the start of its payload.")
+            description =
+                    "Shows a job: state, attempts, priority, times, last error, progress, headers and the start of its"
+                            + " payload.")
     int get(
             @Parameters(paramLabel = "NAME", description = "the queue name") String name,
             @Parameters(paramLabel = "ID", description = "the job id") String id) {
@@ -38,10 +41,12 @@ final class JobCommand {
         f.add(new String[] {"id", Text.safe(j.id())});
         f.add(new String[] {"state", JsonViews.kind(j.state())});
         f.add(new String[] {"attempts", Integer.toString(j.attempts())});
+        f.add(new String[] {"priority", Integer.toString(j.priority())});
         f.add(new String[] {"due at", time(j.dueAt())});
         f.add(new String[] {"visible until", time(j.visibleUntil())});
         f.add(new String[] {"died at", time(j.diedAt())});
         f.add(new String[] {"last error", j.lastError().map(Text::safe).orElse("-")});
+        f.add(new String[] {"progress", j.progress().map(JobCommand::progress).orElse("-")});
         for (Map.Entry<String, String> h : new java.util.TreeMap<>(j.headers()).entrySet()) {
             f.add(new String[] {"header " + Text.safe(h.getKey()), Text.safe(h.getValue())});
         }
@@ -72,6 +77,12 @@ final class JobCommand {
             s.out().printf("cancelled job '%s' of queue '%s'%n", Text.safe(id), Text.safe(name));
         }
         return ExitCode.OK;
+    }
+
+    /** {@code 40% "note" (attempt 1, 2026-01-01T00:00:00Z)}, the note left out when empty. */
+    private static String progress(JobProgress p) {
+        return p.percent() + "%" + (p.note().isEmpty() ? "" : " \"" + Text.safe(p.note()) + "\"") + " (attempt "
+                + p.attempt() + ", " + p.at() + ")";
     }
 
     private static String time(Optional<Instant> t) {

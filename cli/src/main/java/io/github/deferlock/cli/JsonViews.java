@@ -79,11 +79,21 @@ final class JsonViews {
                 .put("queue", j.queue())
                 .put("id", j.id())
                 .put("state", kind(j.state()))
-                .put("attempts", j.attempts());
+                .put("attempts", j.attempts())
+                .put("priority", j.priority());
         time(o, "dueAt", j.dueAt());
         time(o, "visibleUntil", j.visibleUntil());
         time(o, "diedAt", j.diedAt());
         o.put("lastError", j.lastError().orElse(null));
+        if (j.progress().isPresent()) {
+            o.putObject("progress")
+                    .put("percent", j.progress().get().percent())
+                    .put("note", j.progress().get().note())
+                    .put("attempt", j.progress().get().attempt())
+                    .put("at", j.progress().get().at().toString());
+        } else {
+            o.putNull("progress");
+        }
         ObjectNode h = o.putObject("headers");
         j.headers().entrySet().stream()
                 .sorted(java.util.Map.Entry.comparingByKey())

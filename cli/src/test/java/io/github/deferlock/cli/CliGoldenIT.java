@@ -15,6 +15,7 @@ import io.github.deferlock.delay.Backoff;
 import io.github.deferlock.delay.DelayQueue;
 import io.github.deferlock.delay.DelayQueueWorker;
 import io.github.deferlock.delay.Job;
+import io.github.deferlock.delay.NewJob;
 import io.github.deferlock.inspect.ConflictView;
 import io.github.deferlock.inspect.Inspector;
 import io.github.deferlock.lock.DistributedLock;
@@ -70,8 +71,8 @@ final class CliGoldenIT {
             // error texts are attacker input: a newline and an ANSI colour escape must print escaped
             emails.deadLetter(j, "boom " + j.id() + "\nsecond line" + (j.id().equals("e2") ? " \u001b[31mred" : ""));
         }
-        emails.claim(1); // e3 in flight
-        emails.enqueue("e7", new Msg("later"), Duration.ofHours(1));
+        emails.claim(1).get(0).progress(40, "half \u001b[31mdone"); // e3 in flight, its handler reports progress
+        emails.enqueueJob(NewJob.of("e7", new Msg("later"), Duration.ofHours(1)).withPriority(3));
     }
 
     @AfterEach
@@ -228,6 +229,7 @@ final class CliGoldenIT {
         run("job", "get", "emails", "e1");
         run("job", "get", "emails", "e2", "--json");
         run("job", "get", "emails", "e3");
+        run("job", "get", "emails", "e3", "--json");
         run("job", "get", "emails", "e7", "--json");
         assertThat(run("job", "get", "emails", "missing")).isEqualTo(ExitCode.NOT_FOUND);
         run("job", "cancel", "emails", "e4");

@@ -13,7 +13,10 @@ import io.github.deferlock.conflict.Outcome;
 import io.github.deferlock.conflict.SleepRetry;
 import io.github.deferlock.delay.Backoff;
 import io.github.deferlock.delay.DeadLetter;
+import io.github.deferlock.delay.DelayQueue;
+import io.github.deferlock.delay.Job;
 import io.github.deferlock.delay.JobState;
+import io.github.deferlock.delay.NewJob;
 import io.github.deferlock.lock.LockConflictException;
 import io.github.deferlock.lock.LockLease;
 import io.github.deferlock.lock.RedisLocks;
@@ -299,6 +302,31 @@ final class DashboardBrowserIT {
             eventually()
                     .untilAsserted(() -> assertThat(w.orders.get(w.scheduledId)).isEmpty());
             eventually().until(() -> find("#job-missing").isDisplayed());
+        }
+    }
+
+    /** A running job's priority and the progress its handler reported; the note is text, never markup. */
+    @Test
+    void jobView_showsPriorityAndProgress(UnifiedJedis redis) {
+        DelayQueue<String> reports =
+                DelayQueue.builder(redis, "reports", String.class).build();
+        reports.enqueueJob(NewJob.of("r1", "report", Duration.ZERO).withPriority(4));
+        Job<String> running = reports.claim(1).get(0);
+        running.progress(55, "<b>step</b> 2 of 4");
+        try (Workload w = Workload.write(redis);
+                RunningDashboard d = new RunningDashboard(redis, b -> b)) {
+            open(d);
+            find("#job-queue").sendKeys("reports");
+            find("#job-id").sendKeys("r1");
+            click("#job-form button");
+            eventually().untilAsserted(() -> {
+                assertThat(text("#job .job-state")).isEqualTo("IN_FLIGHT");
+                assertThat(text("#job .job-priority")).isEqualTo("4");
+                assertThat(text("#job .job-progress")).startsWith("55% <b>step</b> 2 of 4 (attempt 1, ");
+            });
+            assertThat(all("#job b")).isEmpty();
+            assertThat(w.orders.size(JobState.DUE)).isPositive();
+            browser.screenshot("job-progress");
         }
     }
 

@@ -142,6 +142,8 @@ final class DashboardHttpIT {
                             .orElseThrow()
                             .toEpochMilli());
             assertThat(job.get("payload").asText()).isEqualTo("\"later 2\"");
+            assertThat(job.get("priority").asInt()).isZero();
+            assertThat(job.get("progress").isNull()).isTrue();
 
             HttpResponse<String> missing = d.get("api/job?queue=orders&id=no-such-job");
             assertThat(missing.statusCode()).isEqualTo(404);

@@ -47,7 +47,9 @@ import redis.clients.jedis.UnifiedJedis;
  *
  * <p>A queue can be paused for every process ({@link #pause()}: its workers claim nothing until {@link
  * #resume()}, enqueues go on), and an enqueue can replace a waiting job of the same id or debounce it ({@link
- * NewJob#replacing}, {@link NewJob#debounce}).
+ * NewJob#replacing}, {@link NewJob#debounce}). Jobs may carry a priority ({@link NewJob#withPriority}, 0 to {@link
+ * #MAX_PRIORITY}): among due jobs the highest is claimed first, equal ones in due order; and a handler may report
+ * its progress ({@link Job#progress(int, String)}), which {@link #get(String)} and the ops tools show.
  *
  * <p>Every state change is one Lua script call on keys that share the hash tag {@code {name}} (see
  * docs/queue-keys.md), so a queue works the same on standalone Redis, Sentinel and Cluster. Payloads are
@@ -96,6 +98,9 @@ public final class DelayQueue<T> {
      */
     public static final Duration MAX_DELAY = Duration.ofDays(366);
 
+    /** The highest job priority ({@link NewJob#withPriority}); 0, the default, is the lowest. */
+    public static final int MAX_PRIORITY = 9;
+
     /** The most headers one job carries ({@link NewJob#withHeader}, {@link Builder#headers}). */
     public static final int MAX_HEADERS = 32;
     /** The longest header key, in UTF-8 bytes (at least 1). */
@@ -112,6 +117,19 @@ public final class DelayQueue<T> {
     private final DeadLetters deadLetters;
     private final Schedules<T> schedules;
     private final WakeBus wakeBus;
+    /** Where the jobs this queue claims write their progress ({@link Job#progress(int, String)}). */
+    private final Job.ProgressSink progressSink = new Job.ProgressSink() {
+        @Override
+        public long nanoTime() {
+            return System.nanoTime();
+        }
+
+        @Override
+        public boolean write(Job<?> job, int percent, String note) {
+            return scripts.progress(new QueueScripts.Receipt(job.id(), job.receipt()), percent, note);
+        }
+    };
+
     final io.github.deferlock.redis.internal.RegistryBeacon beacon =
             io.github.deferlock.redis.internal.RegistryBeacon.queue(); // its workers announce it (docs/names.md)
 
@@ -249,8 +267,15 @@ public final class DelayQueue<T> {
         String id = job.id() == null ? null : requireId(job.id());
         char replace = replaceCode(job.replace());
         return job.delay() != null
-                ? enqueueOne(id, job.payload(), requireDelay("delay", job.delay()), null, job.headers(), replace)
-                : enqueueOne(id, job.payload(), null, requireAt(job.at()), job.headers(), replace);
+                ? enqueueOne(
+                        id,
+                        job.payload(),
+                        requireDelay("delay", job.delay()),
+                        null,
+                        job.headers(),
+                        replace,
+                        job.priority())
+                : enqueueOne(id, job.payload(), null, requireAt(job.at()), job.headers(), replace, job.priority());
     }
 
     private static char replaceCode(NewJob.Replace replace) {
@@ -330,7 +355,7 @@ public final class DelayQueue<T> {
             String id = job.id() != null ? requireId(job.id()) : ids.next();
             boolean absolute = job.delay() == null;
             long ms = absolute ? atMillis(requireAt(job.at())) : toMillis(requireDelay("delay", job.delay()));
-            byte[] field = codec.field(JobHeaders.merge(defaults, job.headers()), job.payload());
+            byte[] field = codec.field(job.priority(), JobHeaders.merge(defaults, job.headers()), job.payload());
             entries.add(
                     new QueueScripts.NewEntry(id, job.id() != null, absolute, ms, field, replaceCode(job.replace())));
         }
@@ -343,12 +368,12 @@ public final class DelayQueue<T> {
     }
 
     private EnqueueResult enqueueOne(String id, T payload, Duration delay, Instant at, Map<String, String> own) {
-        return enqueueOne(id, payload, delay, at, own, QueueScripts.KEEP);
+        return enqueueOne(id, payload, delay, at, own, QueueScripts.KEEP, 0);
     }
 
     private EnqueueResult enqueueOne(
-            String id, T payload, Duration delay, Instant at, Map<String, String> own, char replace) {
-        byte[] field = codec.field(JobHeaders.merge(config.defaultHeaders(), own), payload);
+            String id, T payload, Duration delay, Instant at, Map<String, String> own, char replace, int priority) {
+        byte[] field = codec.field(priority, JobHeaders.merge(config.defaultHeaders(), own), payload);
         boolean callerId = id != null;
         QueueScripts.NewEntry entry = new QueueScripts.NewEntry(
                 callerId ? id : ids.next(),
@@ -472,7 +497,9 @@ public final class DelayQueue<T> {
                 env.receipt(),
                 error.isEmpty() ? null : error,
                 visibleUntil,
-                headers);
+                headers,
+                env.priority(),
+                progressSink);
     }
 
     private void deadLetterUndecodable(String id, Envelope env, Exception e) {
@@ -755,7 +782,8 @@ public final class DelayQueue<T> {
      */
     public Optional<JobInfo> get(String id) {
         return scripts.info(requireId(id))
-                .map(info -> JobInfo.of(id, Envelope.parse(info.envelope()), info.lastError(), info.score()));
+                .map(info -> JobInfo.of(
+                        id, Envelope.parse(info.envelope()), info.lastError(), info.score(), info.progress()));
     }
 
     /**
@@ -766,6 +794,9 @@ public final class DelayQueue<T> {
      */
     public long size(JobState state) {
         Require.notNull("state", state);
+        if (state == JobState.DUE) {
+            return stats().waiting(); // the due zset and those of the priority levels
+        }
         return scripts.size(
                 switch (state) {
                     case DUE -> keys.due();

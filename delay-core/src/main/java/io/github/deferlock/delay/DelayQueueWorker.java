@@ -6,6 +6,7 @@ import io.github.deferlock.delay.internal.Ticker;
 import io.github.deferlock.delay.internal.WakeSubscriber;
 import io.github.deferlock.redis.internal.Require;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -126,7 +127,12 @@ public final class DelayQueueWorker<T> implements AutoCloseable {
                 queue.name(),
                 queue.visibilityTimeout().dividedBy(3),
                 b.maxHandlerTime,
-                calls::extendAll,
+                jobs -> {
+                    List<Boolean> renewed = calls.extendAll(jobs);
+                    // after the renewal, so it never waits for them: held-back progress reports are written now
+                    jobs.forEach(Job::flushProgress);
+                    return renewed;
+                },
                 job -> JobRunner.claimLost(job, listener, queue.name()),
                 Require.orDefault(b.interruptOnClaimLost, false),
                 ticker);

@@ -18,6 +18,8 @@ import java.util.Optional;
  * @param diedAt for {@link JobState#DEAD}: when it moved to the dead letters, else empty
  * @param lastError the last error recorded for the job, if any
  * @param headers the job's headers ({@link Job#headers()}), empty when none; unmodifiable
+ * @param priority the job's priority, 0 to {@link DelayQueue#MAX_PRIORITY} ({@link NewJob#withPriority})
+ * @param progress the progress its handler last reported ({@link Job#progress(int, String)}), if any
  */
 public record JobInfo(
         String id,
@@ -27,7 +29,9 @@ public record JobInfo(
         Optional<Instant> visibleUntil,
         Optional<Instant> diedAt,
         Optional<String> lastError,
-        Map<String, String> headers) {
+        Map<String, String> headers,
+        int priority,
+        Optional<JobProgress> progress) {
     /** Validates the components. */
     public JobInfo {
         Objects.requireNonNull(id, "id cannot be null");
@@ -37,6 +41,20 @@ public record JobInfo(
         Objects.requireNonNull(diedAt, "diedAt cannot be null");
         Objects.requireNonNull(lastError, "lastError cannot be null");
         headers = JobHeaders.snapshot(headers);
+        Objects.requireNonNull(progress, "progress cannot be null");
+    }
+
+    /** A snapshot of priority 0 without progress (the components before priorities and progress existed). */
+    public JobInfo(
+            String id,
+            JobState state,
+            int attempts,
+            Optional<Instant> dueAt,
+            Optional<Instant> visibleUntil,
+            Optional<Instant> diedAt,
+            Optional<String> lastError,
+            Map<String, String> headers) {
+        this(id, state, attempts, dueAt, visibleUntil, diedAt, lastError, headers, 0, Optional.empty());
     }
 
     /** A snapshot without headers (the components before headers existed). */
@@ -58,7 +76,8 @@ public record JobInfo(
      * @param score its due time (waiting), visibility deadline (in flight) or time of death (dead), epoch ms; -1
      *     when missing
      */
-    static JobInfo of(String id, Envelope env, String lastError, long score) {
+    static JobInfo of(String id, Envelope env, String lastError, long score, String progressValue) {
+        Optional<JobProgress> progress = JobProgress.parse(progressValue);
         Optional<Instant> at = score < 0 ? Optional.empty() : Optional.of(Instant.ofEpochMilli(score));
         Optional<String> error = lastError.isEmpty() ? Optional.empty() : Optional.of(lastError);
         Map<String, String> headers = env.headers();
@@ -72,9 +91,21 @@ public record JobInfo(
                         at,
                         Optional.empty(),
                         error,
-                        headers);
+                        headers,
+                        env.priority(),
+                        progress);
             case 'x' ->
-                new JobInfo(id, JobState.DEAD, env.attempts(), Optional.empty(), Optional.empty(), at, error, headers);
+                new JobInfo(
+                        id,
+                        JobState.DEAD,
+                        env.attempts(),
+                        Optional.empty(),
+                        Optional.empty(),
+                        at,
+                        error,
+                        headers,
+                        env.priority(),
+                        progress);
             default -> // a job scheduled before 1970 waits with score 0 and keeps its requested time
                 new JobInfo(
                         id,
@@ -84,7 +115,9 @@ public record JobInfo(
                         Optional.empty(),
                         Optional.empty(),
                         error,
-                        headers);
+                        headers,
+                        env.priority(),
+                        progress);
         };
     }
 }

@@ -90,6 +90,7 @@ record JobRunner<T>(
             acks.add(job);
             return;
         }
+        job.flushProgress(); // the dead letter or the retry shows how far the failed run got
         LOG.debug("queue '{}': job {} attempt {} failed", queueName, job.id(), job.attempts(), failure);
         String error = failure.getClass().getName() + (failure.getMessage() == null ? "" : ": " + failure.getMessage());
         if (settler.nack(job, error) == Settler.Outcome.DONE && listening()) {

@@ -25,10 +25,12 @@ import java.util.Objects;
  * @param headers the job's headers (null: none); stored as an unmodifiable copy
  * @param replace what to replace in a waiting job with this id ({@link #replacing}, {@link #debounce}); null:
  *     nothing, an existing id is reported as a duplicate
+ * @param priority 0 (the default, as every job without a priority) to {@link DelayQueue#MAX_PRIORITY}: among
+ *     due jobs a higher priority is claimed first, equal priorities in due order ({@link #withPriority})
  * @param <T> the payload type
  */
 public record NewJob<T>(
-        String id, T payload, Duration delay, Instant at, Map<String, String> headers, Replace replace) {
+        String id, T payload, Duration delay, Instant at, Map<String, String> headers, Replace replace, int priority) {
 
     /**
      * What an enqueue replaces in a waiting job (due or scheduled, not yet claimed) that has the same id. A job in
@@ -50,7 +52,8 @@ public record NewJob<T>(
      *
      * @throws NullPointerException when {@code payload}, a header key or a header value is null
      * @throws IllegalArgumentException when not exactly one of {@code delay} and {@code at} is set, the delay is
-     *     negative, the id is empty, or the headers break a limit
+     *     negative, the id is empty, the priority is outside 0 to {@link DelayQueue#MAX_PRIORITY}, or the headers
+     *     break a limit
      */
     public NewJob {
         Objects.requireNonNull(payload, "payload cannot be null");
@@ -66,7 +69,13 @@ public record NewJob<T>(
         if (replace != null && id == null) {
             throw new IllegalArgumentException("replace " + replace + " needs a caller id (a generated id is new)");
         }
+        Require.within("priority", priority, 0, DelayQueue.MAX_PRIORITY);
         headers = JobHeaders.copyOf(headers);
+    }
+
+    /** A job of priority 0. */
+    public NewJob(String id, T payload, Duration delay, Instant at, Map<String, String> headers, Replace replace) {
+        this(id, payload, delay, at, headers, replace, 0);
     }
 
     /** A job that replaces nothing. */
@@ -105,7 +114,7 @@ public record NewJob<T>(
      */
     public NewJob<T> replacing(Replace what) {
         Objects.requireNonNull(what, "what cannot be null");
-        return new NewJob<>(id, payload, delay, at, headers, what);
+        return new NewJob<>(id, payload, delay, at, headers, what, priority);
     }
 
     /** A job due now with a generated id. */
@@ -150,7 +159,7 @@ public record NewJob<T>(
     public NewJob<T> withHeader(String key, String value) {
         Map<String, String> more = new LinkedHashMap<>(headers);
         more.put(key, value);
-        return new NewJob<>(id, payload, delay, at, more, replace);
+        return new NewJob<>(id, payload, delay, at, more, replace, priority);
     }
 
     /**
@@ -163,6 +172,21 @@ public record NewJob<T>(
         Objects.requireNonNull(more, "headers cannot be null");
         Map<String, String> all = new LinkedHashMap<>(headers);
         all.putAll(more);
-        return new NewJob<>(id, payload, delay, at, all, replace);
+        return new NewJob<>(id, payload, delay, at, all, replace, priority);
+    }
+
+    /**
+     * This job with priority {@code priority}: 0 (the default) to {@link DelayQueue#MAX_PRIORITY}. Among the jobs
+     * that are due, a worker or {@link DelayQueue#claim(int)} takes those of the highest priority first, and jobs of
+     * equal priority in due order (FIFO among equal due times). A job that is not due yet never holds back a due job
+     * of a lower priority. Priority is strict (no aging): while due jobs of a higher priority keep coming faster than
+     * the workers drain them, lower ones wait (docs/delay-queue.md, "Priorities"). The job keeps its priority through
+     * retries, reschedules, a visibility timeout and a requeue from the dead letters; a replacing enqueue ({@link
+     * #replacing}) that replaces the payload sets the priority of the new job.
+     *
+     * @throws IllegalArgumentException when {@code priority} is outside 0 to {@link DelayQueue#MAX_PRIORITY}
+     */
+    public NewJob<T> withPriority(int priority) {
+        return new NewJob<>(id, payload, delay, at, headers, replace, priority);
     }
 }

@@ -56,6 +56,11 @@ final class PayloadCodec<T> {
         return HeaderCodec.tail(headers, encode(payload));
     }
 
+    /** The envelope's payload field of a job of {@code priority} (already checked, 0 to 9). */
+    byte[] field(int priority, Map<String, String> headers, T payload) {
+        return HeaderCodec.tail(priority, headers, encode(payload));
+    }
+
     /**
      * The payload of a stored envelope.
      *

@@ -105,6 +105,7 @@ final class QueueSecurityIT {
         DelayQueue<Msg> warm = DelayQueue.builder(redis, "warm", Msg.class).build();
         warm.enqueue(new Msg("w", 0));
         warm.ack(warm.claim(1).get(0));
+        warm.size(JobState.DUE); // a script too (stats.lua: the due zset and its priority levels)
         long before = cachedScripts(server);
         for (int i = 0; i < 100; i++) {
             DelayQueue<Msg> q =

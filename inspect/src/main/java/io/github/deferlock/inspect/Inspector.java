@@ -271,8 +271,8 @@ public final class Inspector {
     }
 
     /**
-     * One job: its state, attempts, times and last error from {@link DelayQueue#get(String)}, and the start
-     * of its payload.
+     * One job: its state, attempts, times, last error, priority and progress from {@link DelayQueue#get(String)},
+     * and the start of its payload.
      *
      * @return the job, or empty when the queue has no job with this id
      * @throws IllegalArgumentException when the queue name or id is invalid (docs/names.md)
@@ -302,7 +302,9 @@ public final class Inspector {
                 j.diedAt(),
                 j.lastError(),
                 j.headers(),
-                payload));
+                payload,
+                j.priority(),
+                j.progress()));
     }
 
     private PayloadPreview preview(byte[] start, long totalBytes) {

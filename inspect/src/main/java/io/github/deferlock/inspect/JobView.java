@@ -1,5 +1,6 @@
 package io.github.deferlock.inspect;
 
+import io.github.deferlock.delay.JobProgress;
 import io.github.deferlock.delay.JobState;
 import java.time.Instant;
 import java.util.Map;
@@ -19,6 +20,8 @@ import java.util.Optional;
  * @param lastError the last error recorded, if any
  * @param headers the job's headers ({@code Job.headers()}), empty when none
  * @param payload the start of its payload
+ * @param priority the job's priority, 0 to 9 ({@code NewJob.withPriority})
+ * @param progress the progress its handler last reported ({@code Job.progress}), if any
  */
 public record JobView(
         String queue,
@@ -30,7 +33,9 @@ public record JobView(
         Optional<Instant> diedAt,
         Optional<String> lastError,
         Map<String, String> headers,
-        PayloadPreview payload) {
+        PayloadPreview payload,
+        int priority,
+        Optional<JobProgress> progress) {
     /** Validates the components and copies the headers. */
     public JobView {
         Objects.requireNonNull(queue, "queue cannot be null");
@@ -42,5 +47,21 @@ public record JobView(
         Objects.requireNonNull(lastError, "lastError cannot be null");
         headers = Map.copyOf(headers);
         Objects.requireNonNull(payload, "payload cannot be null");
+        Objects.requireNonNull(progress, "progress cannot be null");
+    }
+
+    /** A job of priority 0 without progress (the components before priorities and progress existed). */
+    public JobView(
+            String queue,
+            String id,
+            JobState state,
+            int attempts,
+            Optional<Instant> dueAt,
+            Optional<Instant> visibleUntil,
+            Optional<Instant> diedAt,
+            Optional<String> lastError,
+            Map<String, String> headers,
+            PayloadPreview payload) {
+        this(queue, id, state, attempts, dueAt, visibleUntil, diedAt, lastError, headers, payload, 0, Optional.empty());
     }
 }

@@ -216,6 +216,33 @@ final class InspectorIT {
                 .satisfies(d -> assertThat(d.attempts()).isEqualTo(1));
     }
 
+    /** A job with a priority and headers: the priority prefix (0x1F, digit) and the header block are skipped. */
+    @Test
+    void payloadPreview_skipsThePriorityPrefix_andTheViewShowsPriorityAndProgress(RedisClient redis) {
+        DelayQueue<Msg> q = queue(redis, "prio");
+        q.enqueueJob(NewJob.of("p", new Msg("x"), Duration.ZERO).withPriority(6).withHeader("k", "hello"));
+        Job<Msg> job = q.claim(1).get(0);
+        job.progress(30, "a third");
+        Inspector inspector = Inspector.builder(redis).build();
+        PayloadPreview expected = new PayloadPreview("{\"text\":\"x\"}", 12, false);
+        JobView view = inspector.job("prio", "p").orElseThrow();
+        assertThat(view.payload()).isEqualTo(expected);
+        assertThat(view.priority()).isEqualTo(6);
+        assertThat(view.headers()).containsEntry("k", "hello");
+        assertThat(view.progress()).get().satisfies(p -> {
+            assertThat(p.percent()).isEqualTo(30);
+            assertThat(p.note()).isEqualTo("a third");
+        });
+        assertThat(q.deadLetter(job, "no")).isTrue();
+        assertThat(redis.hlen("deferlock:dq:{prio}:errors")).isEqualTo(2); // the reason and the progress
+        assertThat(inspector.deadLetters("prio", 0, 10).items()).singleElement().satisfies(d -> assertThat(d.payload())
+                .isEqualTo(expected));
+        assertThat(inspector.purgeDead("prio", List.of("p")).applied()).containsExactly("p");
+        byte[] errors = "deferlock:dq:{prio}:errors".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(redis.hexists(errors, new byte[] {(byte) 0xFF, 'p'})).isFalse();
+        assertThat(redis.hlen(errors)).isZero(); // the last error went with it
+    }
+
     @Test
     void requeueAndPurge_touchOnlyTheGivenDeadLetters(RedisClient redis) {
         DelayQueue<Msg> q = queue(redis, "acts");

@@ -286,10 +286,23 @@ public final class Api {
         out.put("queue", j.queue());
         out.put("state", j.state().name());
         out.put("attempts", j.attempts());
+        out.put("priority", j.priority());
         out.put("dueAt", j.dueAt().map(Instant::toEpochMilli).orElse(null));
         out.put("visibleUntil", j.visibleUntil().map(Instant::toEpochMilli).orElse(null));
         out.put("diedAt", j.diedAt().map(Instant::toEpochMilli).orElse(null));
         out.put("lastError", j.lastError().orElse(null));
+        out.put(
+                "progress",
+                j.progress()
+                        .map(p -> {
+                            Map<String, Object> m = new LinkedHashMap<>();
+                            m.put("percent", p.percent());
+                            m.put("note", p.note());
+                            m.put("attempt", p.attempt());
+                            m.put("at", p.at().toEpochMilli());
+                            return m;
+                        })
+                        .orElse(null));
         out.put("headers", j.headers());
         payload(out, j.payload());
         return out;

@@ -371,10 +371,16 @@
       add('Queue', job.queue, 'job-queue');
       add('State', job.state, 'job-state');
       add('Attempts', job.attempts, 'job-attempts');
+      add('Priority', job.priority, 'job-priority');
       if (job.dueAt !== null) add('Due at', formatTime(job.dueAt), 'job-due');
       if (job.visibleUntil !== null) add('Visible until', formatTime(job.visibleUntil), 'job-visible');
       if (job.diedAt !== null) add('Died at', formatTime(job.diedAt), 'job-died');
       if (job.lastError !== null) add('Last error', job.lastError, 'job-error');
+      if (job.progress) {
+        const p = job.progress;
+        add('Progress', p.percent + '%' + (p.note ? ' ' + p.note : '') + ' (attempt ' + p.attempt + ', '
+          + formatTime(p.at) + ')', 'job-progress');
+      }
       const headers = job.headers || {};
       for (const name of Object.keys(headers)) add('Header ' + name, headers[name], 'job-header');
       add('Payload' + (job.truncated ? ' (first part of ' + job.payloadBytes + ' bytes)' : ''), job.payload,

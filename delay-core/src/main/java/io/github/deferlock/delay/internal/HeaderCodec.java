@@ -20,11 +20,45 @@ import java.util.Map;
 public final class HeaderCodec {
     /** The first byte of a payload field that holds headers. */
     public static final byte MARKER = 0x1E;
+    /**
+     * The first byte of a payload field of a job with a priority above 0, followed by the priority's digit and
+     * then the field as without it (unit separator: never starts JSON nor a headers block).
+     */
+    public static final byte PRIORITY = 0x1F;
+
+    /** The priority in the payload field starting at {@code from}: 0 when it has no priority prefix. */
+    static int priorityAt(byte[] raw, int from) {
+        if (from + 1 < raw.length && raw[from] == PRIORITY && raw[from + 1] >= '0' && raw[from + 1] <= '9') {
+            return raw[from + 1] - '0';
+        }
+        return 0;
+    }
 
     private HeaderCodec() {}
 
     /** The envelope's payload field: {@code payload} alone when there are no headers. */
     public static byte[] tail(Map<String, String> headers, byte[] payload) {
+        return tail(0, headers, payload);
+    }
+
+    /**
+     * The envelope's payload field of a job of {@code priority} (0 to 9): with a priority above 0 it starts with
+     * {@link #PRIORITY} and the priority's digit, which the scripts read to pick the job's due zset (levels.lua);
+     * priority 0 writes nothing, so the field is the same as without priorities.
+     */
+    public static byte[] tail(int priority, Map<String, String> headers, byte[] payload) {
+        byte[] field = headersAndPayload(headers, payload);
+        if (priority == 0) {
+            return field;
+        }
+        byte[] out = new byte[field.length + 2];
+        out[0] = PRIORITY;
+        out[1] = (byte) ('0' + priority);
+        System.arraycopy(field, 0, out, 2, field.length);
+        return out;
+    }
+
+    private static byte[] headersAndPayload(Map<String, String> headers, byte[] payload) {
         if (headers.isEmpty()) {
             return payload;
         }

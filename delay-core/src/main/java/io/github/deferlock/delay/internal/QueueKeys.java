@@ -8,11 +8,14 @@ import java.util.List;
  * The Redis key layout of one queue; every key carries the hash tag {@code {name}} so a queue lives in one
  * cluster slot (see docs/queue-keys.md). Immutable and threadsafe.
  *
- * @param due the due zset: member {@code <seq><id>}, score the due time (epoch ms)
+ * @param due the due zset of priority 0: member {@code <seq><id>}, score the due time (epoch ms); a job of
+ *     priority k (1 to 9) waits in {@code <due>:<k>} instead, and {@code <due>:levels} lists the levels in use
+ *     (levels.lua derives these keys)
  * @param inflight the in-flight zset: member {@code <seq><id>}, score the visibility deadline (epoch ms)
  * @param jobs the jobs hash: field the job id, value the envelope
  * @param dead the dead-letter zset: member {@code <seq><id>}, score the time of death (epoch ms)
- * @param errors the errors hash: field the job id, value its last error
+ * @param errors the errors hash: field the job id, value its last error; and field {@code 0xFF<id>}, value the
+ *     progress its handler last reported ({@code <attempt>|<ms>|<percent>|<note>}, progress.lua)
  * @param seq the sequence counter (enqueue order and receipts)
  * @param stats the stats hash: monotonic counters {@code enqueued}, {@code acked}, {@code dead} kept by the scripts
  * @param paused the paused marker: a string, the server time the queue was paused (epoch ms); absent while it runs

@@ -43,6 +43,7 @@ public final class QueueScripts {
     private static final Script REQUEUE = QueueLua.load("requeue");
     private static final Script PURGE = QueueLua.load("purge");
     private static final Script PAUSE = QueueLua.load("pause");
+    private static final Script PROGRESS = QueueLua.load("progress");
 
     private static final byte[] REPLAY_TTL = num(REPLAY_TTL_MS);
     /** A replay record's lifetime of 0 ms: the call keeps none (enqueue.lua, ARGV[3]). */
@@ -407,8 +408,9 @@ public final class QueueScripts {
      * @param envelope its envelope
      * @param lastError its last error, empty when none
      * @param score its due time, visibility deadline or time of death (by state), epoch ms; -1 when missing
+     * @param progress its progress value ({@code <attempt>|<ms>|<percent>|<note>}, progress.lua), empty when none
      */
-    public record Info(byte[] envelope, String lastError, long score) {}
+    public record Info(byte[] envelope, String lastError, long score, String progress) {}
 
     /** info.lua: one job, or empty when there is none with this id. */
     public Optional<Info> info(String id) {
@@ -417,7 +419,17 @@ public final class QueueScripts {
         if (reply.isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of(new Info((byte[]) reply.get(0), text((byte[]) reply.get(1)), (Long) reply.get(2)));
+        return Optional.of(new Info(
+                (byte[]) reply.get(0), text((byte[]) reply.get(1)), (Long) reply.get(2), text((byte[]) reply.get(3))));
+    }
+
+    /**
+     * progress.lua: stores the progress of the job in flight under {@code job}'s receipt. True when stored, false
+     * when the receipt is stale. Idempotent under resend.
+     */
+    public boolean progress(Receipt job, int percent, String note) {
+        List<byte[]> args = List.of(utf8(job.id()), utf8(job.receipt()), num(percent), utf8(note));
+        return (Long) transport.run("progress", PROGRESS, List.of(keys.jobs(), keys.errors()), args) == 1L;
     }
 
     /**

@@ -1,7 +1,8 @@
 -- ack: deletes in-flight jobs whose receipts match (their handlers finished them). One call acks a batch:
 -- one HMGET for the envelopes, then one variadic ZREM and HDELs for all that match.
 --
--- KEYS[1] jobs hash, KEYS[2] in-flight zset, KEYS[3] errors hash,
+-- KEYS[1] jobs hash, KEYS[2] in-flight zset, KEYS[3] errors hash (the last error and the progress of each job:
+--         both deleted, in one HDEL),
 -- KEYS[4] the replay record of this call (replay.lua; deleted after ARGV[1] ms)
 -- KEYS[5] stats hash: field 'acked' counts the jobs deleted here (one HINCRBY per call)
 -- ARGV[1] how long the replay record lives, ms
@@ -14,6 +15,7 @@
 -- the record exists the call already ran, and its recorded results are returned, so a resent ack is told
 -- "acked", not "stale", about its own earlier success.
 --@include envelope.lua
+--@include progress_field.lua
 --@include replay.lua
 local earlier = replayed(KEYS[4])
 if earlier then return earlier end
@@ -36,7 +38,7 @@ end
 if #acked > 0 then
   redis.call('ZREM', KEYS[2], unpack(members))
   redis.call('HDEL', KEYS[1], unpack(acked))
-  redis.call('HDEL', KEYS[3], unpack(acked))
+  redis.call('HDEL', KEYS[3], unpack(progressToo(acked)))
   redis.call('HINCRBY', KEYS[5], 'acked', #acked)
 end
 return recorded(KEYS[4], ARGV[1], out)

@@ -9,7 +9,7 @@
 -- One job: HSETNX, ZADD, then ZRANK of the new member (0 = it is the earliest). A batch: one HMGET for the
 -- existence check, one variadic HSET and one variadic ZADD for the new jobs, the head read once.
 --
--- KEYS[1] due zset (score = due time, epoch ms)
+-- KEYS[1] due zset of priority 0 (score = due time, epoch ms); the other levels' keys derive from it (levels.lua)
 -- KEYS[2] jobs hash (id -> envelope)
 -- KEYS[3] sequence counter (string)
 -- KEYS[4] the replay record of this call (cmsgpack of the reply; deleted after ARGV[3] ms)
@@ -21,7 +21,8 @@
 --         id that exists was written by an earlier try of the same call, which the client recognises)
 -- ARGV[4..] four per job: id, mode ("d" = delay ms from the server's TIME, "a" = absolute epoch ms; a second
 --           letter asks to replace a waiting job of this id: "b" its payload and due time, "p" its payload, "t"
---           its due time), the delay or time in ms, payload
+--           its due time), the delay or time in ms, payload field (headers and payload; a job of priority
+--           1..9 has 0x1F and the digit in front, and waits in the zset of its level: levels.lua)
 -- returns {now ms, status 1, due ms 1, status 2, due ms 2, ...}: status 1 = added, 0 = the id exists (or
 --         came earlier in this call) and nothing was written (due ms is then its current due time, or nil
 --         when it is in flight or dead), 2 = replaced (a waiting job: due ms is its due time now), 3 = not
@@ -36,6 +37,7 @@
 -- the record exists the call already ran and its recorded reply is returned, so a resent enqueue with a
 -- caller id is told "added", not "duplicate", about its own earlier insert.
 --@include envelope.lua
+--@include levels.lua
 --@include notice.lua
 --@include replay.lua
 if redis.replicate_commands then redis.replicate_commands() end
@@ -57,7 +59,7 @@ local function publish(due)
 end
 
 local function current(id, env)
-  local score = redis.call('ZSCORE', KEYS[1], envMember(env, id))
+  local score = redis.call('ZSCORE', levelKey(KEYS[1], envLevel(env)), envMember(env, id))
   if not score then return false end
   local _, _, _, requested = envSplit(env)
   return tonumber(requested ~= '' and requested or score)
@@ -80,14 +82,24 @@ local function replace(id, mode, ms, payload)
   local what = string.sub(mode, 2, 2)
   local attempts, receipt, i3, requested = envSplit(env)
   local member = envMember(env, id)
+  local level = levelAt(env, i3 + 1)
+  -- a new payload brings its own priority (its 0x1F prefix, or none: 0); a new due time alone keeps it
+  local newLevel = what == 't' and level or levelAt(payload, 1)
   local shown
   if what == 'p' then
     shown = current(id, env)
+    if newLevel ~= level then
+      local score = redis.call('ZSCORE', levelKey(KEYS[1], level), member)
+      redis.call('ZREM', levelKey(KEYS[1], level), member)
+      addWaiting(KEYS[1], newLevel, score, member)
+      if redis.call('ZRANK', levelKey(KEYS[1], newLevel), member) == 0 then publish(tonumber(score)) end
+    end
   else
     local due
     due, requested, shown = dueOf(mode, ms)
-    redis.call('ZADD', KEYS[1], due, member)
-    if redis.call('ZRANK', KEYS[1], member) == 0 then publish(due) end
+    if newLevel ~= level then redis.call('ZREM', levelKey(KEYS[1], level), member) end
+    addWaiting(KEYS[1], newLevel, due, member)
+    if redis.call('ZRANK', levelKey(KEYS[1], newLevel), member) == 0 then publish(due) end
   end
   local tail = what == 't' and string.sub(env, i3 + 1) or payload
   redis.call('HSET', KEYS[2], id, string.sub(env, 1, 13) .. attempts .. '|' .. receipt .. '|' .. requested .. '|' .. tail)
@@ -105,22 +117,35 @@ if n == 1 then
     end
     return reply({now, 0, current(id, redis.call('HGET', KEYS[2], id))})
   end
-  redis.call('ZADD', KEYS[1], due, prefix .. id)
   redis.call('HINCRBY', KEYS[5], 'enqueued', 1)
-  -- every older member has a smaller seq, so rank 0 means strictly earlier than the old head (or none)
-  if redis.call('ZRANK', KEYS[1], prefix .. id) == 0 then publish(due) end
+  local level = levelAt(ARGV[7], 1)
+  addWaiting(KEYS[1], level, due, prefix .. id)
+  -- every older member has a smaller seq, so rank 0 means strictly earlier than the old head of its level (or
+  -- none); when another level holds an earlier job the notice only wakes a worker that finds nothing new
+  if redis.call('ZRANK', levelKey(KEYS[1], level), prefix .. id) == 0 then publish(due) end
   return reply({now, 1, shown})
 end
 
 local ids = {}
 for i = 1, n do ids[i] = ARGV[4 * i] end
 local existing = redis.call('HMGET', KEYS[2], unpack(ids))
-local head = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-local headScore = head[2] and tonumber(head[2])
+-- the head the new jobs are compared with: of level 0 as before priorities, or of every level when the batch
+-- holds jobs with a priority (a head of a subset only adds notices, it never misses one)
+local headScore
+for i = 1, n do
+  if string.byte(ARGV[4 * i + 3], 1) == 31 then
+    headScore = earliestDue(KEYS[1])
+    break
+  end
+end
+if headScore == nil then
+  local head = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  headScore = head[2] and tonumber(head[2])
+end
 local digits = {'0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'a', 'b', 'c', 'd', 'e', 'f'}
 local format = string.format
 local out = {now}
-local fields, scored, added = {}, {}, {}
+local fields, scored, added, leveled = {}, {}, {}, {}
 local o, f = 1, 0
 local stem, stemHigh
 local minNew
@@ -148,9 +173,20 @@ for i = 1, n do
     local due, requested, shown = dueOf(ARGV[b + 1], ARGV[b + 2])
     fields[f + 1] = id
     fields[f + 2] = prefix .. 'w0||' .. requested .. '|' .. ARGV[b + 3]
-    scored[f + 1] = due
-    scored[f + 2] = prefix .. id
     f = f + 2
+    local level = levelAt(ARGV[b + 3], 1)
+    if level == 0 then
+      scored[#scored + 1] = due
+      scored[#scored + 1] = prefix .. id
+    else
+      local list = leveled[level]
+      if not list then
+        list = {}
+        leveled[level] = list
+      end
+      list[#list + 1] = due
+      list[#list + 1] = prefix .. id
+    end
     added[id] = shown
     if minNew == nil or due < minNew then minNew = due end
     out[o + 1] = 1
@@ -160,7 +196,11 @@ for i = 1, n do
 end
 if f > 0 then
   redis.call('HSET', KEYS[2], unpack(fields))
-  redis.call('ZADD', KEYS[1], unpack(scored))
+  if #scored > 0 then redis.call('ZADD', KEYS[1], unpack(scored)) end
+  for level, list in pairs(leveled) do
+    redis.call('ZADD', KEYS[1] .. ':' .. level, unpack(list))
+    redis.call('ZADD', KEYS[1] .. ':levels', level, level)
+  end
   redis.call('HINCRBY', KEYS[5], 'enqueued', f / 2)
 end
 if minNew ~= nil and (headScore == nil or minNew < headScore) then publish(minNew) end

@@ -1,7 +1,7 @@
 -- nack: settles a failed in-flight job whose receipt matches: back to due after a delay, or to the
 -- dead letters when it has used its attempts (or when ARGV[5] is 0: dead-letter at once).
 --
--- KEYS[1] jobs hash, KEYS[2] in-flight zset, KEYS[3] due zset, KEYS[4] dead zset, KEYS[5] errors hash,
+-- KEYS[1] jobs hash, KEYS[2] in-flight zset, KEYS[3] due zset (of level 0: a job with a priority goes back to its level, levels.lua), KEYS[4] dead zset, KEYS[5] errors hash,
 -- KEYS[6] stats hash ('dead' += 1 when the job is moved to the dead letters),
 -- KEYS[7] the replay record of this call (replay.lua; deleted after ARGV[9] ms)
 -- ARGV[1] job id, ARGV[2] receipt, ARGV[3] error text (stored as the last error),
@@ -15,6 +15,7 @@
 -- Replay: a resend of this call (same KEYS[7]) after a lost reply returns the first try's result, so a nack or
 -- deadLetter whose reply was lost is told "settled", not "stale", about its own earlier success.
 --@include envelope.lua
+--@include levels.lua
 --@include notice.lua
 --@include replay.lua
 if redis.replicate_commands then redis.replicate_commands() end
@@ -39,8 +40,10 @@ if maxAttempts == 0 or attempts >= maxAttempts then
   return recorded(KEYS[7], ARGV[9], 2)
 end
 local due = now + tonumber(ARGV[4])
-local head = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
-redis.call('ZADD', KEYS[3], due, member)
+local level = levelAt(env, i3 + 1)
+-- the head of the job's level: with other levels in use a notice may wake a worker that finds nothing new
+local head = redis.call('ZRANGE', levelKey(KEYS[3], level), 0, 0, 'WITHSCORES')
+addWaiting(KEYS[3], level, due, member)
 redis.call('HSET', KEYS[1], id, envReset(env, 'w', attempts, i3))
 if not head[2] or due < tonumber(head[2]) then notice(ARGV[7], ARGV[6], due) end
 return recorded(KEYS[7], ARGV[9], 1)

@@ -1,10 +1,11 @@
 -- requeue: moves dead letters back to due now with their attempts reset to 0 (the last error is kept).
 --
--- KEYS[1] dead zset, KEYS[2] due zset, KEYS[3] jobs hash
+-- KEYS[1] dead zset, KEYS[2] due zset (of level 0; a job goes back to its level, levels.lua), KEYS[3] jobs hash
 -- ARGV[1] wake channel, ARGV[2] "id" to requeue the job ARGV[3], or "oldest" to requeue up to ARGV[3]
 --         of the oldest dead letters, ARGV[4] '1' to publish with SPUBLISH (Redis 7.0+ cluster), else PUBLISH
 -- returns the number of jobs requeued
 --@include envelope.lua
+--@include levels.lua
 --@include notice.lua
 if redis.replicate_commands then redis.replicate_commands() end
 local t = redis.call('TIME')
@@ -24,7 +25,7 @@ for _, member in ipairs(members) do
   if env and envState(env) == 'x' then
     local _, _, i3 = envSplit(env)
     redis.call('ZREM', KEYS[1], member)
-    redis.call('ZADD', KEYS[2], now, member)
+    addWaiting(KEYS[2], levelAt(env, i3 + 1), now, member)
     redis.call('HSET', KEYS[3], id, envReset(env, 'w', 0, i3))
     moved = moved + 1
   elseif ARGV[2] ~= 'id' then

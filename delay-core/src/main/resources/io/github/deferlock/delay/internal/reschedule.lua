@@ -1,10 +1,10 @@
 -- reschedule: returns an in-flight job whose receipt matches to due at now + delay without counting the
 -- delivery as an attempt (a deferral, not a failure), optionally replacing its payload.
 --
--- KEYS[1] jobs hash, KEYS[2] in-flight zset, KEYS[3] due zset,
+-- KEYS[1] jobs hash, KEYS[2] in-flight zset, KEYS[3] due zset (of level 0; a job with a priority goes back to its level, levels.lua),
 -- KEYS[4] the replay record of this call (replay.lua; deleted after ARGV[8] ms)
 -- ARGV[1] job id, ARGV[2] receipt, ARGV[3] delay ms, ARGV[4] wake channel,
--- ARGV[5] "1" to replace the payload with ARGV[6], "0" to keep it,
+-- ARGV[5] "1" to replace the payload field with ARGV[6] (headers and payload; the job keeps its priority), "0" to keep it,
 -- ARGV[7] '1' to publish with SPUBLISH (Redis 7.0+ cluster), else PUBLISH, ARGV[8] how long the replay record
 -- lives, ms
 -- returns 1 when rescheduled, 0 when the receipt is stale or the job does not exist
@@ -12,6 +12,7 @@
 -- Replay: a resend of this call (same KEYS[4]) after a lost reply returns the first try's result, so a
 -- reschedule or give back whose reply was lost is told "rescheduled", not "stale".
 --@include envelope.lua
+--@include levels.lua
 --@include notice.lua
 --@include replay.lua
 if redis.replicate_commands then redis.replicate_commands() end
@@ -28,11 +29,18 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local member = envMember(env, id)
 local payload
-if ARGV[5] == '1' then payload = ARGV[6] else payload = string.sub(env, i3 + 1) end
+local level = levelAt(env, i3 + 1)
+if ARGV[5] == '1' then
+  -- the job keeps its priority: the new payload field (headers and payload) goes behind its level prefix
+  payload = (level > 0 and string.sub(env, i3 + 1, i3 + 2) or '') .. ARGV[6]
+else
+  payload = string.sub(env, i3 + 1)
+end
 local due = now + tonumber(ARGV[3])
-local head = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
+-- the head of the job's level: with other levels in use a notice may wake a worker that finds nothing new
+local head = redis.call('ZRANGE', levelKey(KEYS[3], level), 0, 0, 'WITHSCORES')
 redis.call('ZREM', KEYS[2], member)
-redis.call('ZADD', KEYS[3], due, member)
+addWaiting(KEYS[3], level, due, member)
 redis.call('HSET', KEYS[1], id, string.sub(env, 1, 12) .. 'w' .. attempts .. '|||' .. payload)
 if not head[2] or due < tonumber(head[2]) then notice(ARGV[7], ARGV[4], due) end
 return recorded(KEYS[4], ARGV[8], 1)

@@ -3,7 +3,8 @@
 -- ARGV: [1] job id, [2] payload bytes to return at most
 -- Returns: {} when there is no job, else {envelope head, payload start, payload length}; the head is
 -- <seq><state><attempts>|<receipt>|<due ms>| (docs/queue-keys.md), empty when malformed; a header block
--- (0x1E, its decimal length, ':', the block) before the payload JSON is skipped.
+-- (0x1E, its decimal length, ':', the block) before the payload JSON is skipped, and a priority prefix (0x1F
+-- and a digit) before it.
 local env = redis.call('HGET', KEYS[1], ARGV[1])
 if not env then
   return {}
@@ -16,6 +17,9 @@ for _ = 1, 3 do
   end
 end
 local s = p + 1
+if string.byte(env, s) == 31 then -- a priority above 0: 0x1F and its digit (levels.lua in delay-core)
+  s = s + 2
+end
 if string.byte(env, s) == 30 then
   local digits = string.match(env, '^%d+', s + 1)
   if digits then
