@@ -136,9 +136,8 @@ final class QueuePriorityIT {
             DelayQueue<Msg> q = DelayQueue.builder(redis, "prio", Msg.class)
                     .visibilityTimeout(Duration.ofSeconds(1))
                     .build();
-            q.enqueueJob(
-                    NewJob.of("high", new Msg("h", 1), Duration.ofMillis(1)).withPriority(7));
             q.enqueueJob(NewJob.of("low", new Msg("l", 1), Duration.ZERO)); // due first, but of priority 0
+            q.enqueueJob(NewJob.of("high", new Msg("h", 1), Duration.ZERO).withPriority(7));
             Job<Msg> first = q.claim(1).get(0);
             assertThat(first.id()).isEqualTo("high");
             assertThat(first.priority()).isEqualTo(7);

@@ -225,7 +225,7 @@ public final class ConflictAwareHandler<M> {
                     }
                     handler.handle(message, new MessageContext(key, lock.fencingToken()));
                     if (id != null) {
-                        markDone(id);
+                        markDone(lock, id);
                     }
                     return Outcome.PROCESSED;
                 },
@@ -244,20 +244,20 @@ public final class ConflictAwareHandler<M> {
         return deferrals != null && deferrals.redis().exists(doneKey(id));
     }
 
-    /** How long a done marker write waits for Redis to come back after the handler ran (then it fails). */
-    static final Duration DONE_MARKER_WAIT = Duration.ofSeconds(60);
-
     /**
-     * Writes the done marker of a message whose handler ran. A Redis failure here (unreachable, {@code LOADING}, a
-     * failover) is waited out, the write tried again with a backoff (50 ms doubling to 1 s) for up to {@link
-     * #DONE_MARKER_WAIT}: a handling that failed only at its marker would be run again by the source's
-     * redelivery. The lock is still held meanwhile (its watchdog renews it once Redis answers).
+     * Writes the done marker of a message whose handler ran, with {@code lock} held. A Redis failure here
+     * (unreachable, {@code LOADING}, a failover) is waited out, the write tried again with a backoff (50 ms doubling
+     * to 1 s) for up to half the lock's lease: a handling that failed only at its marker would be run again by the
+     * source's redelivery. Within half a lease the hold is still ours (the watchdog renewed it at most a third of a
+     * lease before Redis went away, and renews it once Redis answers); after it the failure is thrown, as a Redis
+     * failure (no attempt spent), and the source's retry may run the handler again (at-least-once).
      */
-    private void markDone(String id) {
+    private void markDone(DistributedLock lock, String id) {
         if (deferrals == null) {
             return;
         }
-        long deadline = System.nanoTime() + DONE_MARKER_WAIT.toNanos();
+        long waitMillis = lock instanceof RedisLock r ? r.defaultLease().toMillis() / 2 : 0;
+        long deadline = System.nanoTime() + waitMillis * 1_000_000L;
         long pause = 50;
         while (true) {
             try {
@@ -553,7 +553,7 @@ public final class ConflictAwareHandler<M> {
                                 throw e;
                             }
                             if (id != null) {
-                                markDone(id);
+                                markDone(lock, id);
                             }
                         }
                         parking.pop(head.id()); // before the release: the next run sees the next head

@@ -38,6 +38,11 @@ public final class RedisLock implements DistributedLock {
         return keyString;
     }
 
+    /** The lease of a hold taken without an explicit one (the watchdog renews it). */
+    public Duration defaultLease() {
+        return engine.config().defaultLease();
+    }
+
     private long defaultLeaseMillis() {
         return engine.config().defaultLease().toMillis();
     }
