@@ -201,9 +201,11 @@ public abstract class AdapterContract {
                         .isBetween(configured - 20, configured + 3_000);
             }
             if (concurrency() > 1) {
-                assertThat(handledAt(last.get(last.size() - 1)))
+                // from its first run to its last: a delivery restarted by a rebalance (Kafka) may retry at the very
+                // end, when only the records behind it on its own partition are left
+                assertThat(handledAt(poison.get(poison.size() - 1)))
                         .as("other keys handled while the poison was retried")
-                        .isGreaterThan(handledAt(last.get(0)));
+                        .isGreaterThan(handledAt(poison.get(0)));
             }
             assertThat(counts.redisWaits).as("messages that waited for Redis").hasPositiveValue();
         }
