@@ -282,7 +282,8 @@ public final class Bench {
         g.add(new Group("lateness", "queue.lateness.", queue::lateness));
         g.add(new Group("idle cost", "queue.idle.", queue::idle));
         g.add(new Group("memory per pending job", "queue.memory.", queue::memory));
-        g.add(new Group("claim with priorities at 10^6 pending", "queue.priority.", queue::priority));
+        // g.add(new Group("claim with priorities at 10^6 pending", "queue.priority.", queue::priority)); with its
+        // metric in Metrics, at the next full ./bench run
         g.add(new Group("SIGKILL of a worker", "queue.fault.", fault::sigkill));
         g.add(new Group("slow handler", "queue.slowHandler.", fault::slowHandler));
         g.add(new Group("hot-key conflict strategies", "conflict.", conflict::run));

@@ -39,8 +39,7 @@ final class ReadmeStrategyExampleTest {
                 Deferrals deferrals = Deferrals.builder(redis, "orders-deferred")
                         .backoff(Backoff.exponential(Duration.ofMillis(50), Duration.ofSeconds(30), 2.0)
                                 .withJitter(0.2))
-                        .mode(DeferMode.ORDERED) // park behind the key, keep its order (the default; TIMED retries on
-                        // a backoff)
+                        .mode(DeferMode.ORDERED) // park behind the key, keep its order (the default)
                         .maxParked(10_000) // per key; over it: ParkedLimitException (or a dead letter)
                         .build()) {
             ConflictAwareHandler<OrderEvent> orders = ConflictAwareHandler.builder(
