@@ -11,13 +11,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import redis.clients.jedis.UnifiedJedis;
 
 /**
  * Replace and debounce ({@link NewJob#replacing}, {@link NewJob#debounce}) on a standalone server and a cluster:
@@ -42,30 +37,7 @@ final class EnqueueReplaceIT {
         }
     }
 
-    @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-    abstract static class Contract {
-        private RedisDeployment deployment;
-        private UnifiedJedis redis;
-
-        abstract RedisDeployment start();
-
-        @BeforeAll
-        final void startDeployment() {
-            deployment = start();
-            redis = deployment.newClient();
-        }
-
-        @AfterAll
-        final void stopDeployment() {
-            redis.close();
-            deployment.close();
-        }
-
-        @BeforeEach
-        final void flush() {
-            deployment.flushAll();
-        }
-
+    abstract static class Contract extends TopologyContract {
         private DelayQueue<Msg> queue() {
             return DelayQueue.builder(redis, "replacing", Msg.class).build();
         }

@@ -9,13 +9,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import redis.clients.jedis.UnifiedJedis;
 
 /**
  * Progress ({@link Job#progress(int, String)}) on a standalone server, a cluster and a Sentinel group: stored beside the running
@@ -48,31 +43,8 @@ final class JobProgressIT {
         }
     }
 
-    @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-    abstract static class Contract {
+    abstract static class Contract extends TopologyContract {
         private static final byte[] ERRORS = "deferlock:dq:{progress}:errors".getBytes(StandardCharsets.UTF_8);
-        private RedisDeployment deployment;
-        private UnifiedJedis redis;
-
-        abstract RedisDeployment start();
-
-        @BeforeAll
-        final void startDeployment() {
-            deployment = start();
-            redis = deployment.newClient();
-        }
-
-        @AfterAll
-        final void stopDeployment() {
-            redis.close();
-            deployment.close();
-        }
-
-        @BeforeEach
-        final void flush() {
-            deployment.flushAll();
-        }
-
         /** Whether the errors hash holds the progress field of {@code id} (0xFF + id, progress_field.lua). */
         private boolean progressStored(String id) {
             byte[] utf8 = id.getBytes(StandardCharsets.UTF_8);

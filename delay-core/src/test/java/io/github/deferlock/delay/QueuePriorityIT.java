@@ -13,13 +13,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import redis.clients.jedis.UnifiedJedis;
 
 /**
  * Priorities ({@link NewJob#withPriority}) on a standalone server, a cluster and a Sentinel group: among due jobs the highest
@@ -53,30 +48,8 @@ final class QueuePriorityIT {
         }
     }
 
-    @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-    abstract static class Contract {
+    abstract static class Contract extends TopologyContract {
         private static final String LEVELS = "deferlock:dq:{prio}:due:levels";
-        private RedisDeployment deployment;
-        private UnifiedJedis redis;
-
-        abstract RedisDeployment start();
-
-        @BeforeAll
-        final void startDeployment() {
-            deployment = start();
-            redis = deployment.newClient();
-        }
-
-        @AfterAll
-        final void stopDeployment() {
-            redis.close();
-            deployment.close();
-        }
-
-        @BeforeEach
-        final void flush() {
-            deployment.flushAll();
-        }
 
         private DelayQueue<Msg> queue() {
             return DelayQueue.builder(redis, "prio", Msg.class).build();
