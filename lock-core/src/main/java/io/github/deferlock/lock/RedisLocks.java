@@ -4,6 +4,7 @@ import io.github.deferlock.lock.internal.AnnouncingListener;
 import io.github.deferlock.lock.internal.LockConfig;
 import io.github.deferlock.lock.internal.LockEngine;
 import io.github.deferlock.lock.internal.RedisLock;
+import io.github.deferlock.lock.internal.RedisPermits;
 import io.github.deferlock.redis.internal.Require;
 import java.time.Duration;
 import redis.clients.jedis.UnifiedJedis;
@@ -52,6 +53,21 @@ public final class RedisLocks implements AutoCloseable {
      */
     public DistributedLock get(String name) {
         return new RedisLock(engine, name);
+    }
+
+    /**
+     * The permits (a fenced, self-renewing distributed semaphore) called {@code name} with at most {@code limit}
+     * holders at once. Cheap: no Redis call. Names follow the lock's rule and share its key: a name is used either
+     * as a lock or as permits (docs/locks.md, "Permits").
+     *
+     * @param limit how many holders at once, within [1, {@link DistributedPermits#MAX_LIMIT}]
+     * @throws NullPointerException "name cannot be null"
+     * @throws IllegalArgumentException when {@code name} is empty or not valid Unicode, or {@code limit} is out
+     *     of range
+     * @throws IllegalStateException when this object is closed
+     */
+    public DistributedPermits permits(String name, int limit) {
+        return new RedisPermits(engine, name, limit);
     }
 
     /**
