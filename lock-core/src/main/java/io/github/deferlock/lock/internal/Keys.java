@@ -21,6 +21,10 @@ import java.util.Arrays;
  *   <li>parked work ({@link Parking}): {@code p{e}:parked} (list of item ids), {@code p{e}:parked-items} (hash:
  *       id to payload), {@code p{e}:parked-attempts} (hash: id to failed runs), {@code p{e}:drainer} (the drain
  *       token of the process draining the key).
+ *   <li>permits ({@link PermitEngine}): {@code p{e}} itself is then a zset of holders (token to lease deadline),
+ *       {@code p{e}:permits} (hash: the limit and each holder's slot and fencing token), {@code
+ *       p{e}:released-permits} (zset: recently released tokens, so a resent release recognises its success);
+ *       the fencing counter, waiter queue and channels are the lock's.
  * </ul>
  *
  * Stateless.
@@ -89,6 +93,16 @@ final class Keys {
     /** The drainer record of a lock key: the drain token of the process running its parked items (drain.lua). */
     static byte[] drainerKey(byte[] lockKey) {
         return suffix(lockKey, ":drainer");
+    }
+
+    /** The holder records of permits: the limit and each holder's slot and fencing token (permit-acquire.lua). */
+    static byte[] permitsKey(byte[] lockKey) {
+        return suffix(lockKey, ":permits");
+    }
+
+    /** The release records of permits: recently released tokens (permit-release.lua). */
+    static byte[] releasedPermitsKey(byte[] lockKey) {
+        return suffix(lockKey, ":released-permits");
     }
 
     /** The prefix of a lock key's waiter channels; a waiter's channel is this followed by its id. */
