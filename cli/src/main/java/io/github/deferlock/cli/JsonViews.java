@@ -11,6 +11,7 @@ import io.github.deferlock.inspect.IdActionResult;
 import io.github.deferlock.inspect.JobView;
 import io.github.deferlock.inspect.LockView;
 import io.github.deferlock.inspect.PayloadPreview;
+import io.github.deferlock.inspect.PermitsView;
 import io.github.deferlock.inspect.RegistryEntry;
 import java.time.Instant;
 import java.util.List;
@@ -125,6 +126,30 @@ final class JsonViews {
             o.put("oldestParkedAgeMillis", l.oldestParkedAge().get().toMillis());
         } else {
             o.putNull("oldestParkedAgeMillis");
+        }
+        return o;
+    }
+
+    static ObjectNode permits(PermitsView p) {
+        ObjectNode o =
+                Session.object().put("prefix", p.prefix()).put("name", p.name()).put("key", p.key());
+        if (p.limit().isPresent()) {
+            o.put("limit", p.limit().getAsInt());
+        } else {
+            o.putNull("limit");
+        }
+        ArrayNode holders = o.putArray("holders");
+        for (PermitsView.Holder h : p.holders()) {
+            holders.addObject()
+                    .put("slot", h.slot())
+                    .put("fencingToken", h.fencingToken())
+                    .put("remainingLeaseMillis", h.remainingLease().toMillis());
+        }
+        o.put("waiters", p.waiters());
+        if (p.fencingCounter().isPresent()) {
+            o.put("fencingCounter", p.fencingCounter().getAsLong());
+        } else {
+            o.putNull("fencingCounter");
         }
         return o;
     }

@@ -19,6 +19,7 @@ import io.github.deferlock.delay.NewJob;
 import io.github.deferlock.inspect.ConflictView;
 import io.github.deferlock.inspect.Inspector;
 import io.github.deferlock.lock.DistributedLock;
+import io.github.deferlock.lock.DistributedPermits;
 import io.github.deferlock.lock.LockConflictException;
 import io.github.deferlock.lock.LockLease;
 import io.github.deferlock.lock.RedisLocks;
@@ -279,6 +280,22 @@ final class CliGoldenIT {
         matchesGolden("locks");
         order.close();
         assertThat(waiter.get()).isTrue();
+    }
+
+    @Test
+    void permits(RedisClient redis) throws Exception {
+        RedisLocks locks = RedisLocks.builder(redis).build();
+        toClose.add(locks);
+        DistributedPermits renders = locks.permits("renders", 3);
+        toClose.add(0, renders.acquire(Duration.ZERO, Duration.ofSeconds(60)));
+        toClose.add(0, renders.acquire(Duration.ZERO, Duration.ofSeconds(60)));
+        renders.acquire(Duration.ZERO).release(); // slot 2 used once, free again
+        toClose.add(0, locks.get("a-lock").acquire(Duration.ZERO, Duration.ofSeconds(60)));
+        run("lock", "permits", "renders");
+        run("lock", "permits", "renders", "--json");
+        assertThat(run("lock", "permits", "a-lock")).isEqualTo(ExitCode.NOT_FOUND);
+        assertThat(run("lock", "permits", "never")).isEqualTo(ExitCode.NOT_FOUND);
+        matchesGolden("permits");
     }
 
     @Test

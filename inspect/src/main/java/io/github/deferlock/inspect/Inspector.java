@@ -25,6 +25,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
@@ -59,6 +60,7 @@ public final class Inspector {
     private static final Script ENVELOPE_START = InspectLua.load("envelope_start");
     private static final Script PURGE_IDS = InspectLua.load("purge_ids");
     private static final Script LOCK_INFO = InspectLua.load("lock_info");
+    private static final Script PERMITS_INFO = InspectLua.load("permits_info");
     private static final Script REGISTRY_CLEAN = InspectLua.load("registry_clean");
 
     /** The largest page of dead letters. */
@@ -500,6 +502,63 @@ public final class Inspector {
         Require.within("minutes", minutes, 1, MAX_CONFLICT_MINUTES);
         Require.within("top", top, 1, MAX_CONFLICT_TOP);
         return ConflictRead.read(redis, prefix, minutes, top, clock.instant());
+    }
+
+    /**
+     * One permits name ({@code RedisLocks.permits}): its live holders by slot (slot, fencing token, remaining
+     * lease), the limit they were granted under, the queued waiters and the fencing counter. One read-only
+     * script call, bounded by the limit.
+     *
+     * @return the permits, or empty when the name has no live holder, no waiter and no fencing counter, or its
+     *     key is held as a lock ({@link #lock})
+     * @throws IllegalArgumentException when the prefix holds a brace or the name is invalid (docs/names.md)
+     * @throws InspectException when Redis fails
+     */
+    public Optional<PermitsView> permits(String prefix, String name) {
+        checkPrefix(prefix);
+        Require.notNull("name", name);
+        String key = LockKeys.lockKey(prefix, name);
+        List<?> r = (List<?>) call(
+                "read permits '" + name + "' under '" + prefix + "'",
+                () -> PERMITS_INFO.run(
+                        redis,
+                        List.of(
+                                bytes(key),
+                                bytes(key + ":permits"),
+                                bytes(key + ":waiters"),
+                                bytes(LockKeys.fenceKey(key))),
+                        List.of()));
+        String type = text(r.get(0));
+        long limit = (Long) r.get(1);
+        long waiters = (Long) r.get(2);
+        String fence = text(r.get(3));
+        if ("string".equals(type)) {
+            return Optional.empty();
+        }
+        List<PermitsView.Holder> holders = new ArrayList<>();
+        for (int i = 4; i + 2 < r.size(); i += 3) {
+            holders.add(new PermitsView.Holder(
+                    ((Long) r.get(i)).intValue(), (Long) r.get(i + 1), Duration.ofMillis(Math.max(0, (Long)
+                            r.get(i + 2)))));
+        }
+        holders.sort(Comparator.comparingInt(PermitsView.Holder::slot));
+        OptionalLong counter = OptionalLong.empty();
+        try {
+            counter = fence.isEmpty() ? OptionalLong.empty() : OptionalLong.of(Long.parseLong(fence));
+        } catch (NumberFormatException e) {
+            LOG.debug("fencing counter of {} is not a number: {}", key, fence);
+        }
+        if (holders.isEmpty() && waiters == 0 && counter.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(new PermitsView(
+                prefix,
+                name,
+                key,
+                holders.isEmpty() || limit < 1 ? OptionalInt.empty() : OptionalInt.of((int) limit),
+                holders,
+                waiters,
+                counter));
     }
 
     LockView readLock(String prefix, String name, String key) {
