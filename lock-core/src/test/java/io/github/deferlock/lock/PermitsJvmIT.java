@@ -23,6 +23,19 @@ import redis.clients.jedis.RedisClient;
 final class PermitsJvmIT {
     private static final Logger LOG = LoggerFactory.getLogger(PermitsJvmIT.class);
 
+    /** SIGSTOPs {@code child} at a moment it occupies a slot of the resource (checked while it is stopped). */
+    private static void pauseWhileInside(JvmProcess child, String name, SlotResource resource) {
+        for (int i = 0; i < 20; i++) {
+            await().alias(name + " holds a slot").atMost(Duration.ofSeconds(20)).until(() -> resource.occupiedBy(name));
+            child.pause();
+            if (resource.occupiedBy(name)) {
+                return;
+            }
+            child.resume(); // it left between the check and the signal: try again
+        }
+        throw new AssertionError(name + " was never caught inside a slot");
+    }
+
     @Test
     void permits_limitThreeFourJvmsWithPauseAndKill_neverMoreThanThreeAndTokensIncreasePerSlot() throws Exception {
         try (RedisServer server = RedisServer.start();
@@ -49,10 +62,9 @@ final class PermitsJvmIT {
                 SlotResource resource = new SlotResource(resourceRedis, 3);
                 JvmProcess paused = children.get(0);
                 JvmProcess killed = children.get(1);
-                await().alias("c0 holds a slot").atMost(Duration.ofSeconds(20)).until(() -> resource.occupiedBy("c0"));
-                paused.pause();
-                await().alias("c1 holds a slot").atMost(Duration.ofSeconds(20)).until(() -> resource.occupiedBy("c1"));
-                killed.kill();
+                pauseWhileInside(paused, "c0", resource);
+                pauseWhileInside(killed, "c1", resource);
+                killed.kill(); // SIGKILL while it occupies a slot
                 Thread.sleep(700);
                 Thread.sleep(2_800); // paused about 3.5 s: past its 2 s lease
                 paused.resume();
