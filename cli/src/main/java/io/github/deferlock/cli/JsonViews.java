@@ -110,6 +110,13 @@ final class JsonViews {
                 .put("key", l.key())
                 .put("held", l.held())
                 .put("holderToken", l.holderToken().orElse(null));
+        if (l.isPermits()) {
+            o.putObject("permits")
+                    .put("held", l.permitHolders())
+                    .put("limit", l.permitLimit().getAsInt());
+        } else {
+            o.putNull("permits");
+        }
         if (l.remainingLease().isPresent()) {
             o.put("remainingLeaseMillis", l.remainingLease().get().toMillis());
         } else {

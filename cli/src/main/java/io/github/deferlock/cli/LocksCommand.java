@@ -47,7 +47,9 @@ final class LocksCommand {
         for (LockView l : page.locks()) {
             rows.add(List.of(
                     Text.safe(l.name()),
-                    l.holderToken().orElse("-"),
+                    l.isPermits()
+                            ? l.permitHolders() + " of " + l.permitLimit().getAsInt() + " permits"
+                            : l.holderToken().orElse("-"),
                     l.remainingLease().map(Text::duration).orElse("none"),
                     l.fencingCounter().isPresent()
                             ? Long.toString(l.fencingCounter().getAsLong())

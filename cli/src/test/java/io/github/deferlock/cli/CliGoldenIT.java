@@ -248,6 +248,9 @@ final class CliGoldenIT {
         LockLease order = locks.get("order:42").acquire(Duration.ZERO, Duration.ofSeconds(60));
         toClose.add(0, order);
         toClose.add(0, locks.get("odd\nname{}").acquire(Duration.ZERO, Duration.ofSeconds(60)));
+        // a permits name (issue 32) in the listing: 2 of its 3 permits held
+        toClose.add(0, locks.permits("tenant:7", 3).acquire(Duration.ZERO, Duration.ofSeconds(60)));
+        toClose.add(0, locks.permits("tenant:7", 3).acquire(Duration.ZERO, Duration.ofSeconds(60)));
         DistributedLock free = locks.get("free");
         free.lock();
         free.unlock();

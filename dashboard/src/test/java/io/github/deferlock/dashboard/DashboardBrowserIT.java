@@ -19,6 +19,7 @@ import io.github.deferlock.delay.JobState;
 import io.github.deferlock.delay.NewJob;
 import io.github.deferlock.lock.LockConflictException;
 import io.github.deferlock.lock.LockLease;
+import io.github.deferlock.lock.PermitLease;
 import io.github.deferlock.lock.RedisLocks;
 import io.github.deferlock.testing.RedisExtension;
 import io.github.deferlock.testing.RedisServer;
@@ -362,6 +363,24 @@ final class DashboardBrowserIT {
                 assertThat(text("#locks .lock-parked-age")).matches("\\d+(\\.\\d)? (ms|s|min)");
             });
             browser.screenshot("locks");
+        }
+    }
+
+    /** A permits name (issue 32) is listed with how many of its permits are held, not a holder token. */
+    @Test
+    @SuppressWarnings("try") // the leases are held while the page is read
+    void locks_showHowManyPermitsOfANameAreHeld(UnifiedJedis redis) {
+        try (RedisLocks locks = RedisLocks.builder(redis).build();
+                PermitLease first = locks.permits("tenant:7", 3).acquire(Duration.ZERO, Duration.ofSeconds(60));
+                PermitLease second = locks.permits("tenant:7", 3).acquire(Duration.ZERO, Duration.ofSeconds(60));
+                RunningDashboard d = new RunningDashboard(redis, b -> b)) {
+            open(d);
+            click("#locks-form button");
+            eventually().untilAsserted(() -> {
+                assertThat(text("#locks .lock-name")).isEqualTo("tenant:7");
+                assertThat(text("#locks .lock-holder")).isEqualTo("2 of 3 permits");
+                assertThat(text("#locks .lock-lease")).matches("\\d+(\\.\\d)? (ms|s|min)");
+            });
         }
     }
 

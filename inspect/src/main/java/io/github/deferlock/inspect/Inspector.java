@@ -570,7 +570,8 @@ public final class Inspector {
                                 bytes(key),
                                 bytes(LockKeys.fenceKey(key)),
                                 bytes(LockKeys.parkedKey(key)),
-                                bytes(LockKeys.parkedItemsKey(key))),
+                                bytes(LockKeys.parkedItemsKey(key)),
+                                bytes(key + ":permits")),
                         List.of()));
         String type = text(r.get(0));
         String value = text(r.get(1));
@@ -578,6 +579,17 @@ public final class Inspector {
         String fence = text(r.get(3));
         long parked = r.size() > 4 ? (Long) r.get(4) : 0;
         long parkedSince = r.size() > 5 ? (Long) r.get(5) : -1;
+        int permitHolders = r.size() > 6 ? ((Long) r.get(6)).intValue() : 0;
+        String permitLimitText = r.size() > 7 ? text(r.get(7)) : "";
+        long firstPermitEnds = r.size() > 8 ? (Long) r.get(8) : -1;
+        OptionalInt permitLimit = OptionalInt.empty();
+        if (permitHolders > 0 && !permitLimitText.isEmpty()) {
+            try {
+                permitLimit = OptionalInt.of(Integer.parseInt(permitLimitText));
+            } catch (NumberFormatException e) {
+                LOG.debug("permit limit of {} is not a number: {}", key, permitLimitText);
+            }
+        }
         Optional<Duration> oldestParkedAge = parked > 0 && parkedSince >= 0
                 ? Optional.of(Duration.ofMillis(Math.max(0, clock.millis() - parkedSince)))
                 : Optional.empty();
@@ -597,11 +609,17 @@ public final class Inspector {
                 name,
                 key,
                 held ? Optional.of(token) : Optional.empty(),
-                held && pttl >= 0 ? Optional.of(Duration.ofMillis(pttl)) : Optional.empty(),
+                held && pttl >= 0
+                        ? Optional.of(Duration.ofMillis(pttl))
+                        : permitHolders > 0 && firstPermitEnds >= 0
+                                ? Optional.of(Duration.ofMillis(firstPermitEnds))
+                                : Optional.empty(),
                 counter,
                 waiters,
                 parked,
-                oldestParkedAge);
+                oldestParkedAge,
+                permitHolders,
+                permitLimit);
     }
 
     private static void checkPrefix(String prefix) {

@@ -50,7 +50,9 @@ public final class LockScan {
         }
         return Inspector.call("scan the locks under '" + prefix + "'", () -> {
             if (scan == null) {
-                scan = redis.scanIteration(SCAN_COUNT, LockKeys.scanPattern(prefix), "string");
+                // no TYPE filter: a lock is a string, a permits name (RedisLocks.permits) a zset; the pattern
+                // matches only keys that end with the name's '}', so no lock's side key is read
+                scan = redis.scanIteration(SCAN_COUNT, LockKeys.scanPattern(prefix));
             }
             for (int calls = 0; calls < maxScanCalls && !done; calls++) {
                 if (scan.isIterationCompleted()) {

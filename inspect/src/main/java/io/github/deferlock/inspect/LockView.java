@@ -3,6 +3,7 @@ package io.github.deferlock.inspect;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 
 /**
@@ -22,6 +23,10 @@ import java.util.OptionalLong;
  * @param oldestParkedAge how long the head of the parked FIFO (the oldest item) has been parked, by the
  *     inspector's clock against the clock of the process that parked it (never negative); empty when nothing
  *     is parked or the head records no park time
+ * @param permitHolders when the name is used as permits ({@code RedisLocks.permits}): how many live holders
+ *     it has (see {@link Inspector#permits} for each one); 0 for a lock
+ * @param permitLimit when the name is used as permits: the limit its live holders were granted under; empty
+ *     for a lock, or for permits without a live holder
  */
 public record LockView(
         String prefix,
@@ -32,7 +37,9 @@ public record LockView(
         OptionalLong fencingCounter,
         boolean waiters,
         long parked,
-        Optional<Duration> oldestParkedAge) {
+        Optional<Duration> oldestParkedAge,
+        int permitHolders,
+        OptionalInt permitLimit) {
     /** Validates the components. */
     public LockView {
         Objects.requireNonNull(prefix, "prefix cannot be null");
@@ -42,6 +49,11 @@ public record LockView(
         Objects.requireNonNull(remainingLease, "remainingLease cannot be null");
         Objects.requireNonNull(fencingCounter, "fencingCounter cannot be null");
         Objects.requireNonNull(oldestParkedAge, "oldestParkedAge cannot be null");
+        Objects.requireNonNull(permitLimit, "permitLimit cannot be null");
+        if (permitHolders < 0) {
+            throw new IllegalArgumentException(
+                    "permitHolders cannot be negative: " + permitHolders + " for lock key " + key);
+        }
         if (parked < 0) {
             throw new IllegalArgumentException("parked cannot be negative: " + parked + " for lock key " + key);
         }
@@ -69,8 +81,50 @@ public record LockView(
         this(prefix, name, key, holderToken, remainingLease, fencingCounter, waiters, 0, Optional.empty());
     }
 
-    /** Whether someone holds the lock. */
+    /**
+     * A lock, with the work parked behind it (the components before permits were shown).
+     *
+     * @param prefix the lock key prefix
+     * @param name the lock name
+     * @param key the lock's Redis key
+     * @param holderToken the holder's token, empty when free
+     * @param remainingLease the holder's remaining lease, empty when free or without TTL
+     * @param fencingCounter the lock's fencing counter, empty when never locked
+     * @param waiters whether a contender of another process is queued for the lock
+     * @param parked how many items are parked behind the key
+     * @param oldestParkedAge how long the oldest parked item has waited
+     */
+    public LockView(
+            String prefix,
+            String name,
+            String key,
+            Optional<String> holderToken,
+            Optional<Duration> remainingLease,
+            OptionalLong fencingCounter,
+            boolean waiters,
+            long parked,
+            Optional<Duration> oldestParkedAge) {
+        this(
+                prefix,
+                name,
+                key,
+                holderToken,
+                remainingLease,
+                fencingCounter,
+                waiters,
+                parked,
+                oldestParkedAge,
+                0,
+                OptionalInt.empty());
+    }
+
+    /** Whether someone holds the lock, or, for permits, at least one permit. */
     public boolean held() {
-        return holderToken.isPresent();
+        return holderToken.isPresent() || permitHolders > 0;
+    }
+
+    /** Whether the name is used as permits with live holders ({@code RedisLocks.permits}). */
+    public boolean isPermits() {
+        return permitLimit.isPresent();
     }
 }

@@ -324,6 +324,17 @@ public final class Api {
             Map<String, Object> row = new LinkedHashMap<>();
             row.put("name", l.name());
             row.put("holderToken", l.holderToken().orElse(null));
+            if (l.isPermits()) { // a permits name (RedisLocks.permits): how many of its permits are held
+                row.put(
+                        "permits",
+                        Map.of(
+                                "held",
+                                l.permitHolders(),
+                                "limit",
+                                l.permitLimit().getAsInt()));
+            } else {
+                row.put("permits", null);
+            }
             row.put(
                     "remainingLeaseMs",
                     l.remainingLease().map(d -> d.toMillis()).orElse(null));

@@ -409,7 +409,8 @@
     for (const l of data.locks) {
       const row = el('tr');
       row.appendChild(el('td', l.name, 'lock-name'));
-      row.appendChild(el('td', l.holderToken, 'lock-holder'));
+      // a permits name has no single holder: how many of its permits are held (the CLI's 'lock permits' lists them)
+      row.appendChild(el('td', l.permits ? l.permits.held + ' of ' + l.permits.limit + ' permits' : l.holderToken, 'lock-holder'));
       row.appendChild(el('td', formatAge(l.remainingLeaseMs), 'num lock-lease'));
       row.appendChild(el('td', l.fencingToken, 'num lock-fencing'));
       row.appendChild(el('td', l.waiting ? 'yes' : 'no', 'lock-waiting'));
