@@ -27,6 +27,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Collectors;
 import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterAll;
@@ -370,16 +371,25 @@ final class DashboardBrowserIT {
     @Test
     @SuppressWarnings("try") // the leases are held while the page is read
     void locks_showHowManyPermitsOfANameAreHeld(UnifiedJedis redis) {
-        try (RedisLocks locks = RedisLocks.builder(redis).build();
+        try (Workload w = Workload.write(redis);
+                RedisLocks locks = RedisLocks.builder(redis).build();
                 PermitLease first = locks.permits("tenant:7", 3).acquire(Duration.ZERO, Duration.ofSeconds(60));
                 PermitLease second = locks.permits("tenant:7", 3).acquire(Duration.ZERO, Duration.ofSeconds(60));
                 RunningDashboard d = new RunningDashboard(redis, b -> b)) {
             open(d);
             click("#locks-form button");
             eventually().untilAsserted(() -> {
-                assertThat(text("#locks .lock-name")).isEqualTo("tenant:7");
-                assertThat(text("#locks .lock-holder")).isEqualTo("2 of 3 permits");
-                assertThat(text("#locks .lock-lease")).matches("\\d+(\\.\\d)? (ms|s|min)");
+                Optional<WebElement> found = all("#locks tbody tr").stream()
+                        .filter(r -> r.findElement(By.cssSelector(".lock-name"))
+                                .getText()
+                                .equals("tenant:7"))
+                        .findFirst();
+                assertThat(found).as("the row of tenant:7").isPresent();
+                WebElement row = found.get();
+                assertThat(row.findElement(By.cssSelector(".lock-holder")).getText())
+                        .isEqualTo("2 of 3 permits");
+                assertThat(row.findElement(By.cssSelector(".lock-lease")).getText())
+                        .matches("\\d+(\\.\\d)? (ms|s|min)");
             });
         }
     }
