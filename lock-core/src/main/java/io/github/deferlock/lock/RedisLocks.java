@@ -71,6 +71,9 @@ public final class RedisLocks implements AutoCloseable {
      */
     public DistributedPermits permits(String name, int limit) {
         return new RedisPermits(engine, name, limit);
+    }
+
+    /**
      * The rate limiter called {@code name} with {@code limit}: at most {@code limit.rate()} starts per {@code
      * limit.interval()} across every process that uses the name, decided in Redis on the server's clock (GCRA;
      * docs/locks.md, "Rate limits"). Cheap: no Redis call. Names follow the lock's name rule; a limiter's state

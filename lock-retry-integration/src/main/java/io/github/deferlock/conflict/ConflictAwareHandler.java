@@ -11,6 +11,7 @@ import io.github.deferlock.delay.EnqueueResult;
 import io.github.deferlock.delay.Job;
 import io.github.deferlock.delay.JobHandler;
 import io.github.deferlock.lock.DistributedLock;
+import io.github.deferlock.lock.DistributedPermits;
 import io.github.deferlock.lock.LockAttempt;
 import io.github.deferlock.lock.LockConflictException;
 import io.github.deferlock.lock.LockLostException;
@@ -816,7 +817,7 @@ public final class ConflictAwareHandler<M> {
          * @throws IllegalStateException when already set
          */
         public Builder<M> permits(int limit) {
-            locks.permits("permits of handler '" + name + "'", limit); // checks the limit; no Redis call
+            Require.within("permits", limit, 1, DistributedPermits.MAX_LIMIT);
             permits = Require.setOnce("permits", permits, limit);
             return this;
         }
