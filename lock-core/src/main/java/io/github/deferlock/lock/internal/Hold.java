@@ -12,7 +12,7 @@ import java.util.function.Consumer;
  * inside the thread-bound form. Threadsafe: the status moves HELD → LOST → RELEASED or HELD → RELEASED by
  * atomic steps, so a renewal result that arrives after the release changes nothing.
  */
-final class Hold implements LockLease {
+class Hold implements LockLease {
 
     /** What ends or changes a hold in Redis besides the plain release ({@link LockEngine}). */
     interface Ends extends Consumer<Hold> {

@@ -22,7 +22,11 @@ import java.util.Arrays;
  *       id to payload), {@code p{e}:parked-attempts} (hash: id to failed runs), {@code p{e}:drainer} (the drain
  *       token of the process draining the key);
  *   <li>rate limiter ({@link RedisRateLimiter}): {@code p{e}:rate} (a string: the GCRA theoretical arrival time
- *       in server microseconds; expires when the limiter is idle).
+ *       in server microseconds; expires when the limiter is idle);
+ *   <li>permits ({@link PermitEngine}): {@code p{e}} itself is then a zset of holders (token to lease deadline),
+ *       {@code p{e}:permits} (hash: the limit and each holder's slot and fencing token), {@code
+ *       p{e}:released-permits} (zset: recently released tokens, so a resent release recognises its success);
+ *       the fencing counter, waiter queue and channels are the lock's.
  * </ul>
  *
  * Stateless.
@@ -96,6 +100,16 @@ final class Keys {
     /** The rate limiter state of a name's key: the GCRA theoretical arrival time (rate.lua). */
     static byte[] rateKey(byte[] lockKey) {
         return suffix(lockKey, ":rate");
+    }
+
+    /** The holder records of permits: the limit and each holder's slot and fencing token (permit-acquire.lua). */
+    static byte[] permitsKey(byte[] lockKey) {
+        return suffix(lockKey, ":permits");
+    }
+
+    /** The release records of permits: recently released tokens (permit-release.lua). */
+    static byte[] releasedPermitsKey(byte[] lockKey) {
+        return suffix(lockKey, ":released-permits");
     }
 
     /** The prefix of a lock key's waiter channels; a waiter's channel is this followed by its id. */

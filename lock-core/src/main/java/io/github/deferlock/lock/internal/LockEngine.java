@@ -37,6 +37,7 @@ public final class LockEngine implements AutoCloseable {
     private final WaiterChannels waiterChannels;
     private final CrossProcessContention contention;
     private final LockEvents events;
+    private final PermitEngine permits;
     private final byte[] defaultLeaseMillis;
     private volatile boolean closed;
 
@@ -64,6 +65,8 @@ public final class LockEngine implements AutoCloseable {
         this.waiterChannels = new WaiterChannels(notices.bus(), states::existing, watchdog, clock);
         this.contention = new CrossProcessContention(
                 clock, scripts, waiterChannels, watchdog, ends, () -> closed, defaultLeaseMillis);
+        this.permits = new PermitEngine(
+                this, new PermitScripts(redis, topology), scripts, states, watchdog, waiterChannels, events);
     }
 
     /** The engine's ends of a hold, given to every hold it makes. */
@@ -102,6 +105,10 @@ public final class LockEngine implements AutoCloseable {
 
     byte[] defaultLeaseMillis() {
         return defaultLeaseMillis;
+    }
+
+    PermitEngine permits() {
+        return permits;
     }
 
     LastConflicts lastConflicts() {

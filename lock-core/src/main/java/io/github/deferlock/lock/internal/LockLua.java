@@ -12,6 +12,11 @@ final class LockLua {
     static final Script DRAIN = load("drain.lua");
     static final Script POP = load("pop.lua");
     static final Script RATE = load("rate.lua");
+    static final Script PERMIT_ACQUIRE = load("permit-acquire.lua");
+    static final Script PERMIT_RELEASE = load("permit-release.lua");
+    static final Script PERMIT_RENEW = load("permit-renew.lua");
+    static final Script PERMIT_LEAVE = load("permit-leave.lua");
+    static final Script PERMIT_HOLDERS = load("permit-holders.lua");
 
     private LockLua() {}
 

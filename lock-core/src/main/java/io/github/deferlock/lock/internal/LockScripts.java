@@ -86,6 +86,11 @@ final class LockScripts {
         this.waiterId = HexFormat.of().formatHex(id).getBytes(StandardCharsets.US_ASCII);
     }
 
+    /** This engine's waiter id (16 hex digits): the name its contenders queue under (waiters.lua). */
+    byte[] waiterId() {
+        return waiterId;
+    }
+
     /** The channel on which this engine's contender for {@code st} is told the key is reserved for it. */
     byte[] waiterChannel(KeyState st) {
         return Keys.waiterChannel(st.key, waiterId);

@@ -1,6 +1,8 @@
 package io.github.deferlock.lock.internal;
 
 import io.github.deferlock.lock.DistributedPermits;
+import io.github.deferlock.lock.LockException;
+import io.github.deferlock.lock.PermitConflictException;
 import io.github.deferlock.lock.PermitHolder;
 import io.github.deferlock.lock.PermitLease;
 import io.github.deferlock.redis.internal.Require;
@@ -9,6 +11,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletionException;
 
 /** The {@link DistributedPermits} of one name in one engine. Threadsafe; holds no state of its own. */
 public final class RedisPermits implements DistributedPermits {
@@ -47,41 +50,109 @@ public final class RedisPermits implements DistributedPermits {
         return limit;
     }
 
+    /** The lease of a permit taken without an explicit one (the watchdog renews it). */
+    public Duration defaultLease() {
+        return engine.config().defaultLease();
+    }
+
     @Override
     public Optional<PermitLease> tryAcquire(Duration wait) {
-        throw new UnsupportedOperationException("not yet");
+        return acquire(nanos(wait), defaultLease().toMillis(), engine.config().watchdog(), false);
     }
 
     @Override
     public Optional<PermitLease> tryAcquire(Duration wait, Duration lease) {
-        throw new UnsupportedOperationException("not yet");
+        long waitNanos = nanos(wait);
+        return acquire(waitNanos, LockConfig.checkLease("lease", lease), false, false);
     }
 
     @Override
     public PermitLease acquire(Duration wait) {
-        throw new UnsupportedOperationException("not yet");
+        return acquire(nanos(wait), defaultLease().toMillis(), engine.config().watchdog(), true)
+                .orElseThrow();
     }
 
     @Override
     public PermitLease acquire(Duration wait, Duration lease) {
-        throw new UnsupportedOperationException("not yet");
+        long waitNanos = nanos(wait);
+        return acquire(waitNanos, LockConfig.checkLease("lease", lease), false, true)
+                .orElseThrow();
     }
 
     @Override
     public <T> T withPermit(Duration wait, Callable<T> body) {
         Require.notNull("body", body);
-        throw new UnsupportedOperationException("not yet");
+        PermitLease permit = acquire(wait);
+        T result;
+        try {
+            result = body.call();
+        } catch (RuntimeException | Error e) {
+            releaseAfter(permit, e);
+            throw e;
+        } catch (Exception e) {
+            CompletionException wrapped = new CompletionException(e);
+            releaseAfter(permit, wrapped);
+            throw wrapped;
+        }
+        permit.release();
+        return result;
     }
 
     @Override
     public void withPermit(Duration wait, Runnable body) {
         Require.notNull("body", body);
-        throw new UnsupportedOperationException("not yet");
+        withPermit(wait, () -> {
+            body.run();
+            return null;
+        });
+    }
+
+    private static void releaseAfter(PermitLease permit, Throwable failure) {
+        try {
+            permit.release();
+        } catch (RuntimeException e) {
+            failure.addSuppressed(e);
+        }
     }
 
     @Override
     public List<PermitHolder> holders() {
-        throw new UnsupportedOperationException("not yet");
+        return engine.permits().holders(key, name, limit);
+    }
+
+    private static long nanos(Duration wait) {
+        LockConfig.checkWait(wait);
+        return saturatedNanos(wait);
+    }
+
+    private static long saturatedNanos(Duration d) {
+        try {
+            return d.toNanos();
+        } catch (ArithmeticException e) {
+            return Long.MAX_VALUE / 4; // practically forever, and no overflow when added to a clock reading
+        }
+    }
+
+    private Optional<PermitLease> acquire(long waitNanos, long leaseMillis, boolean renew, boolean orThrow) {
+        Outcome outcome;
+        try {
+            outcome = engine.permits().acquire(name, key, limit, waitNanos, leaseMillis, renew);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LockException("interrupted while waiting for a permit of '" + name + "'", e);
+        }
+        if (outcome.hold() == null) {
+            if (orThrow) {
+                throw new PermitConflictException(
+                        name,
+                        limit,
+                        outcome.attempts(),
+                        java.time.Duration.ofNanos(Math.max(0, outcome.waitedNanos())),
+                        outcome.holderTtl());
+            }
+            return Optional.empty();
+        }
+        return Optional.of((PermitLease) outcome.hold());
     }
 
     @Override

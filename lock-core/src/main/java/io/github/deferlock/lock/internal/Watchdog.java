@@ -210,6 +210,34 @@ final class Watchdog implements AutoCloseable {
     }
 
     private void renew(List<Hold> batch) {
+        List<Hold> permits = new ArrayList<>();
+        List<Hold> locks = new ArrayList<>(batch.size());
+        for (Hold hold : batch) {
+            (hold instanceof PermitHold ? permits : locks).add(hold);
+        }
+        if (!permits.isEmpty()) {
+            renewPermits(permits);
+        }
+        if (!locks.isEmpty()) {
+            renewLocks(locks);
+        }
+    }
+
+    /** Permits go to permit-renew.lua, in the same batches (one slot, at most {@link #BATCH}). */
+    private void renewPermits(List<Hold> batch) {
+        long sentAt = engine.clock().nanoTime();
+        List<?> reply;
+        try {
+            reply = Retry.QUICK_CONNECTION_ERRORS.call(
+                    () -> PermitScripts.renew(engine.redis(), batch, engine.defaultLeaseMillis()));
+        } catch (JedisException e) {
+            failed(batch, e);
+            return;
+        }
+        apply(batch, reply, sentAt);
+    }
+
+    private void renewLocks(List<Hold> batch) {
         List<byte[]> keys = keys(batch);
         List<byte[]> args = args(batch);
         long sentAt = engine.clock().nanoTime();

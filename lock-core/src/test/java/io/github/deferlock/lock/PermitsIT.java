@@ -1,0 +1,110 @@
+package io.github.deferlock.lock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.github.deferlock.testing.RedisDeployment;
+import java.time.Duration;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+/** The {@link PermitsContract} on each topology; bad input and name reuse on the standalone server. */
+final class PermitsIT {
+
+    @Nested
+    final class Standalone extends PermitsContract {
+        @Override
+        RedisDeployment start() {
+            return RedisDeployment.standalone();
+        }
+
+        @Test
+        void permits_badInput_refusedNamingTheValue() {
+            try (RedisLocks locks = RedisLocks.builder(redis()).build()) {
+                assertThatThrownBy(() -> locks.permits("x", 0))
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessage("limit must be within [1, 1000], not 0 (permits 'x')");
+                assertThatThrownBy(() -> locks.permits("x", 1001))
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessage("limit must be within [1, 1000], not 1001 (permits 'x')");
+                assertThatThrownBy(() -> locks.permits(null, 3))
+                        .isInstanceOf(NullPointerException.class)
+                        .hasMessage("name cannot be null");
+                assertThatThrownBy(() -> locks.permits("", 3))
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining("empty");
+                DistributedPermits p = locks.permits("x", 1000);
+                assertThat(p.limit()).isEqualTo(1000);
+                assertThatThrownBy(() -> p.tryAcquire(Duration.ofMillis(-1)))
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining("wait");
+                assertThatThrownBy(() -> p.tryAcquire(Duration.ZERO, Duration.ofMillis(29)))
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining("lease 29 ms is shorter than 30 ms");
+                assertThatThrownBy(() -> p.acquire(null)).isInstanceOf(NullPointerException.class);
+                assertThatThrownBy(() -> p.withPermit(Duration.ZERO, (Runnable) null))
+                        .isInstanceOf(NullPointerException.class)
+                        .hasMessage("body cannot be null");
+                assertThat(redis().keys("*")).containsOnly("lock:registry"); // nothing reached Redis
+            }
+        }
+
+        @Test
+        void permits_nameHeldAsLockOrLockNameHeldAsPermits_clearErrorNothingChanged() {
+            try (RedisLocks locks = RedisLocks.builder(redis()).build()) {
+                DistributedLock lock = locks.get("shared");
+                DistributedPermits permits = locks.permits("shared", 3);
+                LockLease held = lock.acquire(Duration.ZERO);
+                assertThatThrownBy(() -> permits.tryAcquire(Duration.ZERO))
+                        .isInstanceOf(LockException.class)
+                        .hasMessageContaining("permits 'shared'")
+                        .hasMessageContaining("held as a lock");
+                assertThatThrownBy(permits::holders).hasMessageContaining("held as a lock");
+                held.release();
+
+                PermitLease permit = permits.acquire(Duration.ZERO);
+                assertThatThrownBy(() -> lock.tryLock())
+                        .isInstanceOf(LockException.class)
+                        .hasMessageContaining("WRONGTYPE");
+                assertThat(permit.isHeld()).isTrue();
+                permit.release();
+                assertThat(lock.tryLock()).isTrue(); // free again: usable as a lock
+                lock.unlock();
+            }
+        }
+
+        @Test
+        void permits_otherLimitWhileHoldersLive_refusedNamingBothLimitsThenTakesOverWhenNoneLive() {
+            try (RedisLocks locks = RedisLocks.builder(redis()).build()) {
+                PermitLease held = locks.permits("lim", 3).acquire(Duration.ZERO);
+                DistributedPermits five = locks.permits("lim", 5);
+                assertThatThrownBy(() -> five.tryAcquire(Duration.ZERO))
+                        .isInstanceOf(LockException.class)
+                        .hasMessage("permits 'lim' are held under limit 3, not 5: a new limit takes over only when"
+                                + " no holder is live");
+                assertThat(locks.permits("lim", 3).holders()).hasSize(1);
+                held.release();
+                PermitLease under5 = five.acquire(Duration.ZERO);
+                assertThatThrownBy(() -> locks.permits("lim", 3).tryAcquire(Duration.ZERO))
+                        .hasMessageContaining("held under limit 5, not 3");
+                under5.release();
+            }
+        }
+    }
+
+    @Nested
+    final class Cluster extends PermitsContract {
+        @Override
+        RedisDeployment start() {
+            return RedisDeployment.cluster();
+        }
+    }
+
+    @Nested
+    final class Sentinel extends PermitsContract {
+        @Override
+        RedisDeployment start() {
+            return RedisDeployment.sentinel();
+        }
+    }
+}
