@@ -3,6 +3,7 @@ package io.github.deferlock.conflict;
 import io.github.deferlock.lock.DistributedPermits;
 import io.github.deferlock.lock.LockAttempt;
 import io.github.deferlock.lock.LockConflictException;
+import io.github.deferlock.lock.PermitConflictException;
 import io.github.deferlock.lock.PermitLease;
 import io.github.deferlock.lock.RedisLocks;
 import io.github.deferlock.lock.internal.Parking;
@@ -86,7 +87,7 @@ final class PermitGuard extends Guard {
 
     @Override
     LockConflictException conflict(int attempts, Duration waited, Optional<Duration> retryAfter) {
-        return new PermitsTakenException(name(), permits.limit(), attempts, waited);
+        return new PermitConflictException(name(), permits.limit(), attempts, waited, retryAfter);
     }
 
     @Override

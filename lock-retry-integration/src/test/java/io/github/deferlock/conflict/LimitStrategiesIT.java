@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.github.deferlock.delay.Backoff;
+import io.github.deferlock.lock.PermitConflictException;
 import io.github.deferlock.lock.PermitLease;
 import io.github.deferlock.lock.RateLimit;
 import io.github.deferlock.lock.RateLimitedException;
@@ -71,10 +72,10 @@ final class LimitStrategiesIT {
                 .isEqualTo("ran");
         held.addAll(holdElsewhere("tenant:1", 2, 1));
         assertThatThrownBy(() -> runner.withPermit("tenant:1", 2, OnConflict.THROW, () -> "never"))
-                .isInstanceOfSatisfying(PermitsTakenException.class, e -> {
+                .isInstanceOfSatisfying(PermitConflictException.class, e -> {
                     assertThat(e.key()).isEqualTo("tenant:1");
                     assertThat(e.limit()).isEqualTo(2);
-                    assertThat(e.getMessage()).contains("all 2 permits of 'tenant:1' are taken");
+                    assertThat(e.getMessage()).contains("all 2 permits of 'tenant:1' are held");
                 });
         held.forEach(PermitLease::release);
     }
@@ -221,8 +222,8 @@ final class LimitStrategiesIT {
                 .handler(m -> {})
                 .build();
         assertThatThrownBy(() -> h.handle(new Msg("b", "9")))
-                .isInstanceOfSatisfying(
-                        PermitsTakenException.class, e -> assertThat(e.limit()).isEqualTo(2));
+                .isInstanceOfSatisfying(PermitConflictException.class, e -> assertThat(e.limit())
+                        .isEqualTo(2));
         held.get(0).release();
         assertThat(h.handle(new Msg("c", "9"))).isEqualTo(Outcome.PROCESSED);
         held.get(1).release();

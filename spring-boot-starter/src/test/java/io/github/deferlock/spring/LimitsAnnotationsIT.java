@@ -3,7 +3,7 @@ package io.github.deferlock.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.github.deferlock.conflict.PermitsTakenException;
+import io.github.deferlock.lock.PermitConflictException;
 import io.github.deferlock.lock.PermitLease;
 import io.github.deferlock.lock.RateLimitedException;
 import io.github.deferlock.lock.RedisLocks;
@@ -84,7 +84,7 @@ final class LimitsAnnotationsIT {
             assertThat(tenants.work("a")).isEqualTo("done a");
             PermitLease second = other.permits("tenant:a", 2).acquire(Duration.ZERO);
             assertThatThrownBy(() -> tenants.work("a"))
-                    .isInstanceOfSatisfying(PermitsTakenException.class, e -> assertThat(e.limit())
+                    .isInstanceOfSatisfying(PermitConflictException.class, e -> assertThat(e.limit())
                             .isEqualTo(2));
             first.release();
             assertThat(tenants.work("a")).isEqualTo("done a");
