@@ -266,6 +266,29 @@ final class LimitStrategiesIT {
         }
     }
 
+    private final AtomicInteger renders = new AtomicInteger();
+    private final AtomicInteger charges = new AtomicInteger();
+
+    private String render(String tenant) {
+        renders.incrementAndGet();
+        return "page of " + tenant;
+    }
+
+    private String charge() {
+        charges.incrementAndGet();
+        return "receipt";
+    }
+
+    @Test
+    void readmeAndDocsSnippet_permitsAndRateLimit() {
+        LockRunner runner = LockRunner.builder(mine).build();
+        String tenant = "acme";
+        runner.withPermit("tenant:" + tenant, 3, OnConflict.SLEEP_RETRY, () -> render(tenant));
+        runner.withRateLimit("payments", RateLimit.of(100, Duration.ofSeconds(1)), OnConflict.THROW, () -> charge());
+        assertThat(renders.get()).isEqualTo(1);
+        assertThat(charges.get()).isEqualTo(1);
+    }
+
     @Test
     void builder_refusesBadLimits() {
         assertThatThrownBy(() ->
