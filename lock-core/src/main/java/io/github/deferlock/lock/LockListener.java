@@ -12,6 +12,9 @@ import java.util.Optional;
  * they throw is logged and otherwise ignored. An {@link Error} from {@link #onAcquired} releases the new hold
  * and then reaches the caller; one from {@link #onLost} on the watchdog thread is logged and the watchdog
  * carries on. No listener failure leaves a lock held.
+ *
+ * <p>Permits ({@link RedisLocks#permits(String, int)}) are heard through the same callbacks, with the permits'
+ * key: each permit acquired, released or lost, and each acquisition that found no permit free.
  */
 public interface LockListener {
 

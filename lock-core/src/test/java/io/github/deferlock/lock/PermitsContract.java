@@ -109,7 +109,7 @@ abstract class PermitsContract {
     }
 
     @Test
-    void tryAcquire_waitingCallerOfAnotherProcess_wokenByTheReleaseWellBeforeItsPoll() throws Exception {
+    void tryAcquire_waitingCallerOfAnotherProcess_getsTheReleasedPermitWithinItsWait() throws Exception {
         try (RedisLocks a = RedisLocks.builder(redis).build();
                 RedisLocks b = RedisLocks.builder(other).build()) {
             DistributedPermits mine = a.permits("p-wake", 2);

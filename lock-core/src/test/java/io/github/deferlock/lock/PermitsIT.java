@@ -2,9 +2,16 @@ package io.github.deferlock.lock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.github.deferlock.testing.RedisDeployment;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
@@ -88,6 +95,70 @@ final class PermitsIT {
                 assertThatThrownBy(() -> locks.permits("lim", 3).tryAcquire(Duration.ZERO))
                         .hasMessageContaining("held under limit 5, not 3");
                 under5.release();
+            }
+        }
+
+        @Test
+        void acquire_limitTwoThreeQueuedProcesses_twoReleasesServeTheFirstTwoInArrivalOrder() throws Exception {
+            List<RedisLocks> processes = new ArrayList<>();
+            try (RedisLocks holder = RedisLocks.builder(redis()).build()) {
+                DistributedPermits two = holder.permits("p-fifo2", 2);
+                PermitLease a = two.acquire(Duration.ZERO);
+                PermitLease b = two.acquire(Duration.ZERO);
+                List<Integer> served = new CopyOnWriteArrayList<>();
+                List<CompletableFuture<Optional<PermitLease>>> waiting = new ArrayList<>();
+                for (int i = 0; i < 3; i++) {
+                    RedisLocks p =
+                            RedisLocks.builder(i % 2 == 0 ? other() : redis()).build();
+                    processes.add(p);
+                    int n = i;
+                    waiting.add(CompletableFuture.supplyAsync(() -> {
+                        Optional<PermitLease> got = p.permits("p-fifo2", 2).tryAcquire(Duration.ofSeconds(3));
+                        got.ifPresent(l -> served.add(n));
+                        return got;
+                    }));
+                    long queued = i + 1;
+                    await().alias("waiter " + i + " queued")
+                            .atMost(Duration.ofSeconds(5))
+                            .until(() -> redis().llen(two.key() + ":waiters") == queued);
+                }
+                a.release();
+                b.release();
+                await().alias("two served").atMost(Duration.ofSeconds(5)).until(() -> served.size() == 2);
+                assertThat(served).containsExactlyInAnyOrder(0, 1); // the third, queued last, still waits
+                assertThat(waiting.get(2)).isNotDone();
+                waiting.get(0).get(5, TimeUnit.SECONDS).orElseThrow().release();
+                assertThat(waiting.get(2).get(5, TimeUnit.SECONDS)).isPresent();
+                assertThat(served).containsExactly(served.get(0), served.get(1), 2);
+                waiting.get(1).get().orElseThrow().release();
+                waiting.get(2).get().orElseThrow().release();
+            } finally {
+                processes.forEach(RedisLocks::close);
+            }
+        }
+
+        @Test
+        void tryAcquire_interruptedWhileWaiting_lockExceptionFlagRestoredAndQueueLeft() throws Exception {
+            try (RedisLocks locks = RedisLocks.builder(redis()).build()) {
+                DistributedPermits one = locks.permits("p-int", 1);
+                PermitLease held = one.acquire(Duration.ZERO);
+                CompletableFuture<Throwable> failure = new CompletableFuture<>();
+                Thread waiter = new Thread(() -> {
+                    try {
+                        one.tryAcquire(Duration.ofSeconds(10));
+                        failure.complete(null);
+                    } catch (RuntimeException e) {
+                        failure.complete(Thread.currentThread().isInterrupted() ? e : new AssertionError("flag lost"));
+                    }
+                });
+                waiter.start();
+                await().atMost(Duration.ofSeconds(5)).until(() -> redis().llen(one.key() + ":waiters") == 1);
+                waiter.interrupt();
+                assertThat(failure.get(5, TimeUnit.SECONDS))
+                        .isInstanceOf(LockException.class)
+                        .hasMessageContaining("interrupted while waiting for a permit of 'p-int'");
+                assertThat(redis().exists(one.key() + ":waiters")).isFalse();
+                held.release();
             }
         }
     }
