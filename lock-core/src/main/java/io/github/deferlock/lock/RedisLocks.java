@@ -5,6 +5,7 @@ import io.github.deferlock.lock.internal.LockConfig;
 import io.github.deferlock.lock.internal.LockEngine;
 import io.github.deferlock.lock.internal.RedisLock;
 import io.github.deferlock.lock.internal.RedisPermits;
+import io.github.deferlock.lock.internal.RedisRateLimiter;
 import io.github.deferlock.redis.internal.Require;
 import java.time.Duration;
 import redis.clients.jedis.UnifiedJedis;
@@ -29,9 +30,11 @@ import redis.clients.jedis.UnifiedJedis;
 public final class RedisLocks implements AutoCloseable {
 
     private final LockEngine engine;
+    private final LockConfig config;
 
-    private RedisLocks(LockEngine engine) {
+    private RedisLocks(LockEngine engine, LockConfig config) {
         this.engine = engine;
+        this.config = config;
     }
 
     /**
@@ -68,6 +71,20 @@ public final class RedisLocks implements AutoCloseable {
      */
     public DistributedPermits permits(String name, int limit) {
         return new RedisPermits(engine, name, limit);
+    }
+
+    /**
+     * The rate limiter called {@code name} with {@code limit}: at most {@code limit.rate()} starts per {@code
+     * limit.interval()} across every process that uses the name, decided in Redis on the server's clock (GCRA;
+     * docs/locks.md, "Rate limits"). Cheap: no Redis call. Names follow the lock's name rule; a limiter's state
+     * lives in its own key ({@code <prefix>{<name>}:rate}) beside the lock of the same name, which it does not
+     * touch. It needs nothing {@link #close()} stops, so it keeps working after close.
+     *
+     * @throws NullPointerException when an argument is null
+     * @throws IllegalArgumentException when {@code name} is empty or not valid Unicode
+     */
+    public RateLimiter rateLimiter(String name, RateLimit limit) {
+        return new RedisRateLimiter(config.redis(), config.keyPrefix(), config.clock(), name, limit);
     }
 
     /**
@@ -208,7 +225,7 @@ public final class RedisLocks implements AutoCloseable {
                     Require.orDefault(replicaTimeout, Duration.ZERO));
             LockEngine engine = new LockEngine(config);
             engine.checkEvictionPolicy();
-            return new RedisLocks(engine);
+            return new RedisLocks(engine, config);
         }
     }
 }

@@ -11,9 +11,12 @@ import io.github.deferlock.delay.EnqueueResult;
 import io.github.deferlock.delay.Job;
 import io.github.deferlock.delay.JobHandler;
 import io.github.deferlock.lock.DistributedLock;
+import io.github.deferlock.lock.DistributedPermits;
 import io.github.deferlock.lock.LockAttempt;
 import io.github.deferlock.lock.LockConflictException;
 import io.github.deferlock.lock.LockLostException;
+import io.github.deferlock.lock.RateLimit;
+import io.github.deferlock.lock.RateLimitedException;
 import io.github.deferlock.lock.RedisLocks;
 import io.github.deferlock.lock.internal.Parking;
 import io.github.deferlock.lock.internal.RedisLock;
@@ -86,6 +89,9 @@ public final class ConflictAwareHandler<M> {
     private final ConflictListener listener;
     private final ConflictDispatch dispatch;
     private final JavaType type;
+    private final int permits;
+    private final RateLimit rateLimit;
+    private final String rateLimiterName;
 
     private ConflictAwareHandler(Builder<M> b) {
         this.name = b.name;
@@ -96,6 +102,9 @@ public final class ConflictAwareHandler<M> {
         this.onConflict = Require.orDefault(b.onConflict, OnConflict.THROW);
         this.deferrals = b.deferrals;
         this.listener = Require.orDefault(b.listener, new ConflictListener() {});
+        this.permits = Require.orDefault(b.permits, 1);
+        this.rateLimit = b.rateLimit;
+        this.rateLimiterName = b.rateLimiterName;
         if (onConflict == OnConflict.DEFER && deferrals == null) {
             throw new IllegalStateException(
                     "handler '" + name + "' uses OnConflict.DEFER but has no deferrals: call deferrals(...)");
@@ -168,7 +177,7 @@ public final class ConflictAwareHandler<M> {
             Names.requireValid(Names.Kind.MESSAGE_ID, id);
         }
         String key = keyOf(message);
-        DistributedLock lock = locks.get(key);
+        DistributedLock lock = guard(key);
         boolean ordered = onConflict == OnConflict.DEFER && deferrals.mode() == DeferMode.ORDERED;
         if (dispatch.acquire(lock, key, onConflict, System.nanoTime(), ordered)) {
             return runLocked(lock, key, message, onConflict == OnConflict.DEFER ? id : null);
@@ -203,6 +212,19 @@ public final class ConflictAwareHandler<M> {
      */
     public String key(M message) {
         return keyOf(message);
+    }
+
+    /**
+     * What a message of {@code key} must take before it runs: the key's lock (the default), one of its permits
+     * ({@link Builder#permits(int)}), with a start from the rate limiter first when there is one ({@link
+     * Builder#rateLimit(RateLimit)}). Made per call.
+     */
+    private DistributedLock guard(String key) {
+        DistributedLock base = permits > 1 ? new PermitGuard(locks, key, permits) : locks.get(key);
+        if (rateLimit == null) {
+            return base;
+        }
+        return new RateGuard(locks.rateLimiter(rateLimiterName == null ? key : rateLimiterName, rateLimit), base);
     }
 
     private String keyOf(M message) {
@@ -256,7 +278,9 @@ public final class ConflictAwareHandler<M> {
         if (deferrals == null) {
             return;
         }
-        long waitMillis = lock instanceof RedisLock r ? r.defaultLease().toMillis() / 2 : 0;
+        long waitMillis = lock instanceof RedisLock r
+                ? r.defaultLease().toMillis() / 2
+                : lock instanceof Guard g ? g.defaultLease().toMillis() / 2 : 0;
         long deadline = System.nanoTime() + waitMillis * 1_000_000L;
         long pause = 50;
         while (true) {
@@ -306,6 +330,9 @@ public final class ConflictAwareHandler<M> {
     private static Parking parking(DistributedLock lock) {
         if (lock instanceof RedisLock redisLock) {
             return redisLock.parking();
+        }
+        if (lock instanceof Guard guard) {
+            return guard.parking();
         }
         throw new IllegalStateException("ordered DEFER needs the locks of a RedisLocks, not " + lock.getClass());
     }
@@ -412,7 +439,7 @@ public final class ConflictAwareHandler<M> {
         String token = t.token();
         DelayQueue<DeferredMessage> queue = deferrals.queue();
         long lease = deferrals.drainerLeaseMillis();
-        DistributedLock lock = locks.get(key);
+        DistributedLock lock = guard(key);
         Parking parking = parking(lock);
         for (int n = 0; n < DRAIN_BATCH; n++) {
             // before the first wait, look without the lock; after a run, the look with the lock held says it
@@ -652,7 +679,7 @@ public final class ConflictAwareHandler<M> {
             return;
         }
         String key = dm.key();
-        DistributedLock lock = locks.get(key);
+        DistributedLock lock = guard(key);
         if (dispatch.acquire(lock, key, OnConflict.DEFER, System.nanoTime())) {
             runLocked(lock, key, message, dm.messageId().orElse(null));
             return;
@@ -693,6 +720,9 @@ public final class ConflictAwareHandler<M> {
         private Deferrals deferrals;
         private ConflictListener listener;
         private Boolean conflictStats;
+        private Integer permits;
+        private RateLimit rateLimit;
+        private String rateLimiterName;
 
         private Builder(String name, Class<M> type, TypeReference<M> typeRef, RedisLocks locks) {
             Require.notNull("name", name);
@@ -771,6 +801,55 @@ public final class ConflictAwareHandler<M> {
          */
         public Builder<M> conflictStats(boolean enabled) {
             conflictStats = Require.setOnce("conflictStats", conflictStats, enabled);
+            return this;
+        }
+
+        /**
+         * Lets up to {@code limit} messages of one key run at once, each holding one of the key's permits ({@link
+         * RedisLocks#permits(String, int)}) instead of its lock; the strategy applies when all of them are taken
+         * (THROW: {@link PermitConflictException}; SLEEP_RETRY: woken when a permit is returned; DEFER: parked
+         * behind the key and run when a permit frees, one parked message at a time). Default 1: the key's lock.
+         * With more than 1, messages of a key overlap, so a key's order is kept only among its parked messages;
+         * the consumer adapters run a key's messages one at a time unless told {@code anyOrder()}.
+         *
+         * @throws IllegalArgumentException when {@code limit} is below 1 or over the permits' maximum
+         *     (docs/names.md)
+         * @throws IllegalStateException when already set
+         */
+        public Builder<M> permits(int limit) {
+            Require.within("permits", limit, 1, DistributedPermits.MAX_LIMIT);
+            permits = Require.setOnce("permits", permits, limit);
+            return this;
+        }
+
+        /**
+         * Limits the starts of each key's messages to {@code limit} (a rate limiter per key, {@link
+         * RedisLocks#rateLimiter(String, RateLimit)}, named by the key), taken before the key's lock. When the
+         * limit is reached the strategy applies: THROW ({@link RateLimitedException}), SLEEP_RETRY (sleeps until
+         * the slot the server names), DEFER (parked behind the key, run when the slot opens). A start taken and
+         * then refused by the lock is spent.
+         *
+         * @throws NullPointerException when {@code limit} is null
+         * @throws IllegalStateException when a rate limit is already set
+         */
+        public Builder<M> rateLimit(RateLimit limit) {
+            rateLimit = Require.setOnce("rateLimit", rateLimit, limit);
+            return this;
+        }
+
+        /**
+         * Like {@link #rateLimit(RateLimit)}, but one limiter named {@code limiterName} is shared by the
+         * messages of every key (and every handler and process that uses the name): "at most 100 calls a second
+         * to the payment provider".
+         *
+         * @throws NullPointerException when an argument is null
+         * @throws IllegalStateException when a rate limit is already set
+         */
+        public Builder<M> rateLimit(String limiterName, RateLimit limit) {
+            Require.notNull("limiterName", limiterName);
+            locks.rateLimiter(limiterName, Require.notNull("limit", limit)); // checks the name; no Redis call
+            rateLimit = Require.setOnce("rateLimit", rateLimit, limit);
+            rateLimiterName = limiterName;
             return this;
         }
 

@@ -57,9 +57,11 @@ final class ConflictDispatch {
     boolean acquire(DistributedLock lock, String key, OnConflict strategy, long startNanos, boolean behindParked) {
         int attempts = 1;
         long waitedForRetries = 0;
-        LockAttempt attempt = behindParked && lock instanceof RedisLock redisLock
-                ? redisLock.attemptBehindParked()
-                : lock.attempt(Duration.ZERO);
+        LockAttempt attempt = !behindParked
+                ? lock.attempt(Duration.ZERO)
+                : lock instanceof RedisLock redisLock
+                        ? redisLock.attemptBehindParked()
+                        : lock instanceof Guard guard ? guard.attemptBehindParked() : lock.attempt(Duration.ZERO);
         while (true) {
             if (attempt.acquired()) {
                 acquired(lock, key, startNanos);
@@ -74,7 +76,9 @@ final class ConflictDispatch {
             Duration waited = Duration.ofNanos(System.nanoTime() - startNanos);
             long left = sleepRetry.maxWait().toNanos() - waitedForRetries;
             if (strategy == OnConflict.THROW || attempts >= sleepRetry.maxAttempts() || left <= 0) {
-                throw new LockConflictException(key, attempts, waited, ttl);
+                throw lock instanceof Guard guard
+                        ? guard.conflict(attempts, waited, ttl)
+                        : new LockConflictException(key, attempts, waited, ttl);
             }
             long delay = sleepRetry.backoff().delay(attempts).toNanos();
             if (ttl.isPresent() && ttl.get().toNanos() > 0) {

@@ -4,6 +4,8 @@ import io.github.deferlock.lock.DistributedLock;
 import io.github.deferlock.lock.LockConflictException;
 import io.github.deferlock.lock.LockException;
 import io.github.deferlock.lock.LockLostException;
+import io.github.deferlock.lock.RateLimit;
+import io.github.deferlock.lock.RateLimitedException;
 import io.github.deferlock.lock.RedisLocks;
 import io.github.deferlock.redis.internal.Require;
 import java.time.Duration;
@@ -78,6 +80,67 @@ public final class LockRunner {
     public void withLock(String key, OnConflict.Blocking onConflict, Runnable body) {
         Require.notNull("body", body);
         withLock(key, onConflict, () -> {
+            body.run();
+            return null;
+        });
+    }
+
+    /**
+     * Takes one of the {@code limit} permits of {@code key} ({@link RedisLocks#permits(String, int)}: at most
+     * {@code limit} holders at once across every process), runs {@code body}, and returns the permit, applying
+     * {@code onConflict} when all are taken: THROW at once, SLEEP_RETRY waiting (a permit returned by anyone ends
+     * the wait at once) within the {@link SleepRetry} bounds. A limit of 1 is the same exclusion as {@link
+     * #withLock(String, OnConflict.Blocking, Callable)}, but on the permits of the name, not its lock.
+     *
+     * @return what {@code body} returned
+     * @throws PermitConflictException when every permit stays taken (a {@link LockConflictException})
+     * @throws IllegalArgumentException when {@code limit} is out of range (docs/names.md)
+     * @throws LockLostException when the permit was lost while {@code body} ran
+     * @throws HandlerFailedException wrapping a checked exception from {@code body}
+     */
+    public <T> T withPermit(String key, int limit, OnConflict.Blocking onConflict, Callable<T> body) {
+        Require.notNull("key", key);
+        Require.notNull("onConflict", onConflict);
+        Require.notNull("body", body);
+        PermitGuard guard = new PermitGuard(locks, key, limit);
+        dispatch.acquire(guard, key, onConflict, System.nanoTime());
+        return runHeld(guard, key, body, dispatch.listener());
+    }
+
+    /** Like {@link #withPermit(String, int, OnConflict.Blocking, Callable)} for a body without a result. */
+    public void withPermit(String key, int limit, OnConflict.Blocking onConflict, Runnable body) {
+        Require.notNull("body", body);
+        withPermit(key, limit, onConflict, () -> {
+            body.run();
+            return null;
+        });
+    }
+
+    /**
+     * Takes one start from the rate limiter {@code name} ({@link RedisLocks#rateLimiter(String, RateLimit)}: at
+     * most {@code limit} starts per interval across every process) and runs {@code body}, applying {@code
+     * onConflict} when the limit is reached: THROW at once, SLEEP_RETRY sleeping until the slot the server names
+     * opens, within the {@link SleepRetry} bounds. No lock is taken: bodies may overlap.
+     *
+     * @return what {@code body} returned
+     * @throws RateLimitedException when no slot opens within the bounds (a {@link LockConflictException} whose
+     *     {@link RateLimitedException#retryAfter()} says when the next one opens)
+     * @throws HandlerFailedException wrapping a checked exception from {@code body}
+     */
+    public <T> T withRateLimit(String name, RateLimit limit, OnConflict.Blocking onConflict, Callable<T> body) {
+        Require.notNull("name", name);
+        Require.notNull("limit", limit);
+        Require.notNull("onConflict", onConflict);
+        Require.notNull("body", body);
+        RateGuard guard = new RateGuard(locks.rateLimiter(name, limit), new UnlockedGuard(name));
+        dispatch.acquire(guard, name, onConflict, System.nanoTime());
+        return runHeld(guard, name, body, dispatch.listener());
+    }
+
+    /** Like {@link #withRateLimit(String, RateLimit, OnConflict.Blocking, Callable)} for a body without a result. */
+    public void withRateLimit(String name, RateLimit limit, OnConflict.Blocking onConflict, Runnable body) {
+        Require.notNull("body", body);
+        withRateLimit(name, limit, onConflict, () -> {
             body.run();
             return null;
         });

@@ -167,6 +167,11 @@ public class DeferlockAutoConfiguration {
     }
 
     @Bean
+    static RateLimitedPostProcessor deferlockRateLimitedPostProcessor() {
+        return new RateLimitedPostProcessor();
+    }
+
+    @Bean
     static DelayQueueListenerPostProcessor deferlockListenerPostProcessor() {
         return new DelayQueueListenerPostProcessor();
     }

@@ -1,6 +1,7 @@
 package io.github.deferlock.spring;
 
 import io.github.deferlock.conflict.OnConflict;
+import io.github.deferlock.lock.DistributedPermits;
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -22,7 +23,8 @@ record LockedMethod(
         Duration lease,
         Duration maxWait,
         String handlerName,
-        boolean returnsOutcome) {
+        boolean returnsOutcome,
+        int permits) {
 
     private static final SpelExpressionParser PARSER = new SpelExpressionParser();
 
@@ -53,6 +55,10 @@ record LockedMethod(
             throw new IllegalStateException(where + ": maxWait applies to OnConflict.SLEEP_RETRY only, not " + strategy
                     + " (maxWait = \"" + annotation.maxWait() + "\")");
         }
+        if (annotation.permits() < 1 || annotation.permits() > DistributedPermits.MAX_LIMIT) {
+            throw new IllegalStateException(where + ": permits must be within [1, " + DistributedPermits.MAX_LIMIT
+                    + "], not " + annotation.permits());
+        }
         boolean returnsOutcome = method.getReturnType() == LockOutcome.class;
         String handler = null;
         if (strategy == OnConflict.DEFER) {
@@ -74,7 +80,16 @@ record LockedMethod(
             throw new IllegalStateException(where + ": name applies to OnConflict.DEFER only, not " + strategy);
         }
         return new LockedMethod(
-                beanName, method, key, annotation.key(), strategy, lease, maxWait, handler, returnsOutcome);
+                beanName,
+                method,
+                key,
+                annotation.key(),
+                strategy,
+                lease,
+                maxWait,
+                handler,
+                returnsOutcome,
+                annotation.permits());
     }
 
     private static Duration duration(String where, String attribute, String text) {

@@ -69,4 +69,11 @@ public @interface WithLock {
      * SimpleClassName.method} (overloads must set it).
      */
     String name() default "";
+
+    /**
+     * How many calls with one key may run at once: each holds one of the key's permits ({@code
+     * RedisLocks.permits(key, permits)}: a fenced semaphore across every instance) instead of the key's lock, and
+     * the strategy applies when all are taken. Default 1: the key's lock. At most 1,000 (docs/names.md).
+     */
+    int permits() default 1;
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.deferlock.conflict.ConflictAwareHandler;
 import io.github.deferlock.conflict.Deferrals;
+import io.github.deferlock.conflict.LockRunner;
 import io.github.deferlock.conflict.OnConflict;
 import io.github.deferlock.conflict.Outcome;
 import java.lang.reflect.InvocationTargetException;
@@ -100,9 +101,10 @@ final class WithLockInterceptor implements MethodInterceptor {
         String key = keyOf(locked, invocation);
         try {
             if (locked.onConflict() instanceof OnConflict.Blocking blocking) {
-                return clients()
-                        .runner(locked.lease(), locked.maxWait())
-                        .withLock(key, blocking, () -> proceed(invocation));
+                LockRunner runner = clients().runner(locked.lease(), locked.maxWait());
+                return locked.permits() > 1
+                        ? runner.withPermit(key, locked.permits(), blocking, () -> proceed(invocation))
+                        : runner.withLock(key, blocking, () -> proceed(invocation));
             }
             return defer(locked, key, invocation);
         } catch (BodyFailure f) {
@@ -144,6 +146,7 @@ final class WithLockInterceptor implements MethodInterceptor {
                 .key(DeferredCall::lock)
                 .handler(call -> run(locked, call))
                 .onConflict(OnConflict.DEFER)
+                .permits(locked.permits())
                 .deferrals(deferrals())
                 .listener(clients().conflictListener())
                 .build());

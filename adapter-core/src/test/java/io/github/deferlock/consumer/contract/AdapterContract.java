@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -41,6 +42,13 @@ import org.junit.jupiter.api.extension.ExtendWith;
 public abstract class AdapterContract {
     /** The system property that sets the main run's message count. */
     public static final String MESSAGES_PROPERTY = "deferlock.contract.messages";
+
+    /**
+     * The system property that, set to {@code false}, skips the 30 s outage test: CI's second pass (JDK 25, Redis
+     * 6.2) sets it, since its first pass ran that test and the outage's handling does not depend on the JDK or the
+     * Redis version (docs/strategies.md, "The adapter contract").
+     */
+    public static final String LONG_OUTAGE_PROPERTY = "deferlock.contract.longOutage";
 
     /** The system property that sets the deferral mode (default ORDERED). */
     public static final String MODE_PROPERTY = "deferlock.contract.mode";
@@ -218,6 +226,9 @@ public abstract class AdapterContract {
     @Test
     void redisDownFor30s_whileMessagesFlow_deadLettersNothing_losesNothing_keepsEachKeysOrder(RedisServer server)
             throws Exception {
+        Assumptions.assumeTrue(
+                Boolean.parseBoolean(System.getProperty(LONG_OUTAGE_PROPERTY, "true")),
+                LONG_OUTAGE_PROPERTY + "=false: the 30 s outage test is skipped");
         int n = OUTAGE_MESSAGES;
         List<ContractMessage> messages = messages(n, 100);
         long started = System.nanoTime();

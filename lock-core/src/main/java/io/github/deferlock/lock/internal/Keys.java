@@ -20,7 +20,9 @@ import java.util.Arrays;
  *       release recognises its own success);
  *   <li>parked work ({@link Parking}): {@code p{e}:parked} (list of item ids), {@code p{e}:parked-items} (hash:
  *       id to payload), {@code p{e}:parked-attempts} (hash: id to failed runs), {@code p{e}:drainer} (the drain
- *       token of the process draining the key).
+ *       token of the process draining the key);
+ *   <li>rate limiter ({@link RedisRateLimiter}): {@code p{e}:rate} (a string: the GCRA theoretical arrival time
+ *       in server microseconds; expires when the limiter is idle);
  *   <li>permits ({@link PermitEngine}): {@code p{e}} itself is then a zset of holders (token to lease deadline),
  *       {@code p{e}:permits} (hash: the limit and each holder's slot and fencing token), {@code
  *       p{e}:released-permits} (zset: recently released tokens, so a resent release recognises its success);
@@ -93,6 +95,11 @@ final class Keys {
     /** The drainer record of a lock key: the drain token of the process running its parked items (drain.lua). */
     static byte[] drainerKey(byte[] lockKey) {
         return suffix(lockKey, ":drainer");
+    }
+
+    /** The rate limiter state of a name's key: the GCRA theoretical arrival time (rate.lua). */
+    static byte[] rateKey(byte[] lockKey) {
+        return suffix(lockKey, ":rate");
     }
 
     /** The holder records of permits: the limit and each holder's slot and fencing token (permit-acquire.lua). */
