@@ -13,15 +13,19 @@ local function queueRateAllowed(limitKey, stateKey, nowUs, wanted)
   local limit = {period = tonumber(intervalUs) / tonumber(rate), burst = tonumber(burst)}
   local room, tat = gcra_room(stateKey, nowUs, limit.period, limit.burst)
   limit.tat = tat
+  limit.cut = room < wanted
   if room < wanted then return room, limit end
   return wanted, limit
 end
 
 -- Records the `started` jobs of this claim against the limit and returns `wake` (epoch ms, -1 none) moved to no
--- earlier than the next start the limit allows: a worker whose claim the limit cut sleeps until then.
+-- earlier than the next start the limit allows. A worker whose claim the limit cut sleeps half a burst longer,
+-- (burst - 1) / 2 emission intervals, so that its next claim takes several slots at once instead of racing the
+-- other workers for each single slot; the burst keeps the slots that open meanwhile, so the rate is kept.
 local function queueRateSpent(stateKey, nowUs, limit, started, wake)
   if not limit then return wake end
   local retry = gcra_spend(stateKey, nowUs, limit.period, limit.burst, limit.tat, started)
+  if limit.cut then retry = retry + math.floor((limit.burst - 1) / 2) * limit.period end
   local slot = math.ceil((nowUs + retry) / 1000)
   if wake >= 0 and wake < slot then return slot end
   return wake
