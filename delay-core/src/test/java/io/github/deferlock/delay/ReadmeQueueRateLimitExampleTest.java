@@ -18,7 +18,8 @@ final class ReadmeQueueRateLimitExampleTest {
 
     @Test
     void readmeSnippet_compiles_andSetsReadsAndRemovesTheLimit(UnifiedJedis redis) {
-        DelayQueue<Email> emails = DelayQueue.builder(redis, "emails", Email.class).build();
+        DelayQueue<Email> emails =
+                DelayQueue.builder(redis, "emails", Email.class).build();
         // README-BEGIN
         emails.rateLimit(QueueRateLimit.of(100, Duration.ofSeconds(1))); // every worker of every process
         Optional<QueueRateLimit> limit = emails.rateLimit(); // 100 per 1 s (burst 5)
