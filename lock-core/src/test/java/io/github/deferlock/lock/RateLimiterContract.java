@@ -117,6 +117,21 @@ abstract class RateLimiterContract {
     }
 
     @Test
+    void tryAcquire_nameUsedWithASlowerLimitBefore_theFasterLimitAppliesWithinOneOfItsSlots() {
+        RateLimiter slow = locks.rateLimiter("changed", RateLimit.of(1, Duration.ofSeconds(30)));
+        RateLimiter fast = locks.rateLimiter(
+                "changed", RateLimit.of(100, Duration.ofSeconds(1)).withBurst(1));
+        assertThat(slow.tryAcquire().granted()).isTrue();
+        assertThat(slow.tryAcquire().retryAfter()).isGreaterThan(Duration.ofSeconds(29));
+        // the slow limit's schedule (30 s ahead) is cut to what the fast limit could leave: one slot, 10 ms
+        RateAttempt first = fast.tryAcquire();
+        assertThat(first.granted() || first.retryAfter().compareTo(Duration.ofMillis(10)) <= 0)
+                .as("granted, or a slot within 10 ms: %s", first)
+                .isTrue();
+        assertThat(fast.tryAcquire(Duration.ofSeconds(1)).granted()).isTrue();
+    }
+
+    @Test
     void tryAcquire_idleLimiter_leavesNoKey() {
         RateLimiter limiter = locks.rateLimiter(
                 "idle", RateLimit.of(20, Duration.ofSeconds(1)).withBurst(2));

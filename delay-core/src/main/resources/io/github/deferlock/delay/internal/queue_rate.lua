@@ -11,8 +11,9 @@ local function queueRateAllowed(limitKey, stateKey, nowUs, wanted)
   local rate, intervalUs, burst = string.match(raw, '^(%d+) (%d+) (%d+)$')
   if not rate then error('key ' .. limitKey .. ' holds a value that is not a queue rate limit') end
   local limit = {period = tonumber(intervalUs) / tonumber(rate), burst = tonumber(burst)}
-  local room, tat = gcra_room(stateKey, nowUs, limit.period, limit.burst)
+  local room, tat, cut = gcra_room(stateKey, nowUs, limit.period, limit.burst)
   limit.tat = tat
+  limit.stateCut = cut
   limit.cut = room < wanted
   if room < wanted then return room, limit end
   return wanted, limit
@@ -24,7 +25,7 @@ end
 -- other workers for each single slot; the burst keeps the slots that open meanwhile, so the rate is kept.
 local function queueRateSpent(stateKey, nowUs, limit, started, wake)
   if not limit then return wake end
-  local retry = gcra_spend(stateKey, nowUs, limit.period, limit.burst, limit.tat, started)
+  local retry = gcra_spend(stateKey, nowUs, limit.period, limit.burst, limit.tat, started, limit.stateCut)
   if limit.cut then retry = retry + math.floor((limit.burst - 1) / 2) * limit.period end
   local slot = math.ceil((nowUs + retry) / 1000)
   if wake >= 0 and wake < slot then return slot end

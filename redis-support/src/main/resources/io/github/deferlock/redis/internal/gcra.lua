@@ -13,10 +13,11 @@ local function gcra_now()
   return tonumber(t[1]) * 1000000 + tonumber(t[2])
 end
 
--- The limiter's state at `key` at server time `now`: returns {room, tat}, where room is how many starts the limit
--- allows now (0 or more) and tat the theoretical arrival time to spend from (gcra_spend). A TAT further ahead than
--- the current limit could have left (tau + period: state of another, slower limit) is cut to it, so the newest
--- limit applies at once. A value that is not a number is an error ('not a rate limiter state').
+-- The limiter's state at `key` at server time `now`: returns room, tat, cut: room is how many starts the limit
+-- allows now (0 or more), tat the theoretical arrival time to spend from (gcra_spend), and cut true when the stored
+-- TAT was further ahead than the current limit could have left (tau + period: the state of another, slower limit)
+-- and was cut to that, so the newest limit applies at once (gcra_spend then stores the cut value even when no
+-- start is taken). A value that is not a number is an error ('not a rate limiter state').
 local function gcra_room(key, now, period, burst)
   local raw = redis.call('GET', key)
   local tat = now
@@ -28,18 +29,22 @@ local function gcra_room(key, now, period, burst)
     if tat < now then tat = now end
   end
   local tau = (burst - 1) * period
-  if tat > now + tau + period then tat = now + tau + period end
+  local cut = false
+  if tat > now + tau + period then
+    tat = now + tau + period
+    cut = true
+  end
   -- starts that fit now: the k-th (k = 0, 1, ...) needs tat + k * period - now <= tau; the epsilon absorbs the
   -- rounding of a microsecond timestamp held in a double
   local room = math.floor((tau - (tat - now)) / period + 1e-6) + 1
   if room < 0 then room = 0 end
-  return room, tat
+  return room, tat, cut
 end
 
--- Records `taken` starts (0 or more) from `tat` (gcra_room's) and returns the microseconds from `now` until the
--- next start is allowed (0 when one is allowed now). The key expires at the new TAT.
-local function gcra_spend(key, now, period, burst, tat, taken)
-  if taken > 0 then
+-- Records `taken` starts (0 or more) from `tat` (gcra_room's; `cut` as it returned) and returns the microseconds
+-- from `now` until the next start is allowed (0 when one is allowed now). The key expires at the new TAT.
+local function gcra_spend(key, now, period, burst, tat, taken, cut)
+  if taken > 0 or cut then
     tat = tat + taken * period
     redis.call('SET', key, string.format('%.17g', tat), 'PX', math.floor((tat - now) / 1000) + 1)
   end
@@ -52,8 +57,8 @@ end
 -- `period` (microseconds, may have a fraction) and burst `burst`. Returns {taken, retry}: taken in [0, want], and
 -- retry, the microseconds until the next start would be allowed (0 when one is allowed now after this call).
 local function gcra_take(key, now, period, burst, want)
-  local room, tat = gcra_room(key, now, period, burst)
+  local room, tat, cut = gcra_room(key, now, period, burst)
   local taken = want
   if room < taken then taken = room end
-  return {taken, gcra_spend(key, now, period, burst, tat, taken)}
+  return {taken, gcra_spend(key, now, period, burst, tat, taken, cut)}
 end
