@@ -110,11 +110,16 @@ final class ConcurrencyKeysIT {
          */
         @Test
         void hotKey_doesNotSlowTheOtherKeys() throws InterruptedException {
-            long without = coldDrainMillis("cold-only", 0);
-            long with = coldDrainMillis("cold-and-hot", 2000);
+            // alternating runs, the best of each: the box is shared, a single run swings by a third
+            long without = Long.MAX_VALUE;
+            long with = Long.MAX_VALUE;
+            for (int run = 0; run < 3; run++) {
+                without = Math.min(without, coldDrainMillis("cold-only-" + run, 0));
+                with = Math.min(with, coldDrainMillis("cold-and-hot-" + run, 2000));
+            }
             System.out.printf(
                     "concurrency keys, hot key: 200 jobs of 8 other keys drained in %d ms without and %d ms with 2,000"
-                            + " hot-key jobs due ahead (ratio %.2f)%n",
+                            + " hot-key jobs due ahead (best of 3 each; ratio %.2f)%n",
                     without, with, (double) with / without);
             assertThat(with).isLessThan(without * 2 + 500);
         }

@@ -2,10 +2,11 @@
 -- then returns expired in-flight jobs to due (or to the dead letters once they used their attempts), then
 -- moves up to ARGV[1] due jobs (the highest priority level first, levels.lua; within a level earliest due
 -- first, FIFO among equal due times) to in flight with a fresh receipt. A due job with a concurrency key at its
--- limit is held aside instead (keylimits.lua) and the claim takes the next due jobs, in at most 4 rounds; a job
+-- limit is held aside instead (keylimits.lua) and the claim takes the next due jobs, in at most 5 rounds; a job
 -- of such a key that leaves in flight here (acked, or returned after its visibility timeout) moves the key's next
--- held jobs back to due. Work per call is bounded by 4 * ARGV[1] + ARGV[4] + the number of acks (at most 500) +
--- the priority levels in use (at most 9), plus up to 100 held jobs moved back per keyed job that left.
+-- held jobs back to due. Work per call is bounded by ARGV[1] + ARGV[4] + the number of acks (at most 500) + the
+-- priority levels in use (at most 9); with keys, by 5 * max(ARGV[1], 100) jobs taken and up to 100 held jobs moved
+-- back per keyed job that left.
 --
 -- KEYS[1] due zset of priority 0 (the levels' zsets and the levels key derive from it, levels.lua),
 -- KEYS[2] in-flight zset (score = visibility deadline, epoch ms), KEYS[3] jobs hash,
@@ -165,12 +166,14 @@ local function collect(n)
   if #got / 2 < n then take(KEYS[1]) end
   return got
 end
--- the jobs to claim: a job whose concurrency key is at its limit is held (keylimits.lua) and the shortfall is
--- taken in another round, at most 4 rounds; a round that holds nothing ends the loop (jobs without a key: one)
+-- the jobs to claim: a job whose concurrency key is at its limit is held (keylimits.lua) and another round takes
+-- the shortfall, at least 100 jobs (a backlog of one key at its limit is set aside in few calls), at most 5 rounds;
+-- a job taken beyond the claim's size goes back where it was, unjudged. A round that holds nothing ends the loop
+-- (jobs without a key: one round, as before keys existed)
 local members, ids, scores, envs = {}, {}, {}, {}
 local keyState = {}
-for _ = 1, 4 do
-  local got = collect(wanted - #ids)
+for round = 1, 5 do
+  local got = collect(round == 1 and wanted or math.max(wanted - #ids, 100))
   if #got == 0 then break end
   local gotIds = {}
   for k = 1, #got, 2 do gotIds[#gotIds + 1] = string.sub(got[k], 13) end
@@ -179,7 +182,9 @@ for _ = 1, 4 do
   for k = 1, #gotIds do
     local env, member, score = gotEnvs[k], got[2 * k - 1], got[2 * k]
     local key = env and envKey(env)
-    if key and not keyAdmit(QP, keyState, key, member, envLevel(env), score, now, deadline) then
+    if #ids >= wanted then
+      if env then addWaiting(KEYS[1], envLevel(env), score, member) end
+    elseif key and not keyAdmit(QP, keyState, key, member, envLevel(env), score, now, deadline) then
       held = held + 1
     else
       members[#members + 1] = member
@@ -188,7 +193,7 @@ for _ = 1, 4 do
       envs[#ids] = env
     end
   end
-  if held == 0 then break end
+  if held == 0 or #ids >= wanted then break end
 end
 if #ids > 0 then
   local count = #ids
