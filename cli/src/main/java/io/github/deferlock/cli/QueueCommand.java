@@ -1,10 +1,10 @@
 package io.github.deferlock.cli;
 
 import io.github.deferlock.delay.QueueStats;
-import java.util.List;
-import java.util.Optional;
 import io.github.deferlock.inspect.Inspector;
 import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -84,7 +84,8 @@ final class QueueCommand {
         }
         List<Inspector.HeldKey> keys = s.inspector().heldKeys(name, top);
         if (s.json()) {
-            com.fasterxml.jackson.databind.node.ArrayNode array = Session.object().arrayNode();
+            com.fasterxml.jackson.databind.node.ArrayNode array =
+                    Session.object().arrayNode();
             for (Inspector.HeldKey k : keys) {
                 array.add(Session.object()
                         .put("key", k.key())

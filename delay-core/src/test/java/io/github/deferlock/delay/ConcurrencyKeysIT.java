@@ -103,28 +103,37 @@ final class ConcurrencyKeysIT {
         }
 
         /**
-         * The issue's figure: with a limit of 2 per key, a hot key's backlog (2,000 due jobs ahead of the others)
-         * leaves the other keys' throughput where it is without it. The other keys are bound by their own limit
-         * (8 keys x 2 slots, 24 threads), so what the hot key could cost them is head-of-line blocking or claim
-         * work; the margin is generous (the printed figure is the measurement).
+         * The issue's figure: with a limit of 2 per key, a hot key (2,000 due jobs ahead of the others, and running
+         * at its limit all along) leaves the other keys' throughput where it is without it. The other keys are
+         * bound by their own limit (8 keys x 2 slots, 24 threads), so what the hot key could cost them is
+         * head-of-line blocking or claim work. Throughput is measured over the other keys' 40th to 200th job (the
+         * steady state); the time until their first job, which includes setting the hot backlog aside, is printed
+         * too. The margin is generous (the printed figures are the measurement).
          */
         @Test
         void hotKey_doesNotSlowTheOtherKeys() throws InterruptedException {
             // alternating runs, the best of each: the box is shared, a single run swings by a third
-            long without = Long.MAX_VALUE;
-            long with = Long.MAX_VALUE;
+            long[] without = {Long.MAX_VALUE, Long.MAX_VALUE};
+            long[] with = {Long.MAX_VALUE, Long.MAX_VALUE};
             for (int run = 0; run < 3; run++) {
-                without = Math.min(without, coldDrainMillis("cold-only-" + run, 0));
-                with = Math.min(with, coldDrainMillis("cold-and-hot-" + run, 2000));
+                best(without, coldDrain("cold-only-" + run, 0));
+                best(with, coldDrain("cold-and-hot-" + run, 2000));
             }
             System.out.printf(
-                    "concurrency keys, hot key: 200 jobs of 8 other keys drained in %d ms without and %d ms with 2,000"
-                            + " hot-key jobs due ahead (best of 3 each; ratio %.2f)%n",
-                    without, with, (double) with / without);
-            assertThat(with).isLessThan(without * 2 + 500);
+                    "concurrency keys, hot key: the other keys' jobs 40 to 200 took %d ms without and %d ms with 2,000"
+                            + " hot-key jobs due ahead (best of 3 each; ratio %.2f); their first job ended after %d ms"
+                            + " without and %d ms with%n",
+                    without[1], with[1], (double) with[1] / without[1], without[0], with[0]);
+            assertThat(with[1]).isLessThan(without[1] * 3 / 2 + 100);
         }
 
-        private long coldDrainMillis(String name, int hotJobs) throws InterruptedException {
+        private static void best(long[] best, long[] run) {
+            best[0] = Math.min(best[0], run[0]);
+            best[1] = Math.min(best[1], run[1]);
+        }
+
+        /** {ms until the first cold job ended, ms from the 40th to the 200th cold job}. */
+        private long[] coldDrain(String name, int hotJobs) throws InterruptedException {
             DelayQueue<Msg> q = DelayQueue.builder(redis, name, Msg.class).build();
             q.concurrencyKeys().limit(2);
             List<NewJob<Msg>> jobs = new ArrayList<>();
@@ -138,11 +147,12 @@ final class ConcurrencyKeysIT {
             }
             q.enqueueAll(jobs);
             AtomicInteger cold = new AtomicInteger();
+            long[] endedAt = new long[201];
             long start = System.nanoTime();
             try (DelayQueueWorker<Msg> worker = DelayQueueWorker.builder(q, job -> {
                         Thread.sleep(20);
                         if (job.payload().text().equals("cold")) {
-                            cold.incrementAndGet();
+                            endedAt[cold.incrementAndGet()] = System.nanoTime();
                         }
                     })
                     .concurrency(24)
@@ -152,10 +162,9 @@ final class ConcurrencyKeysIT {
                         .atMost(Duration.ofSeconds(30))
                         .pollInterval(Duration.ofMillis(5))
                         .until(() -> cold.get() == 200);
-                long took = (System.nanoTime() - start) / 1_000_000;
                 worker.close(Duration.ofMillis(100));
-                return took;
             }
+            return new long[] {(endedAt[1] - start) / 1_000_000, (endedAt[200] - endedAt[40]) / 1_000_000};
         }
     }
 
