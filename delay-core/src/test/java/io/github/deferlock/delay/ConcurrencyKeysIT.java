@@ -25,7 +25,7 @@ import redis.clients.jedis.UnifiedJedis;
 
 /**
  * Concurrency per key ({@link NewJob#withConcurrencyKey}, {@link DelayQueue#concurrencyKeys()}) on a standalone
- * server and a cluster: never more jobs of a key claimed at once than its limit, across workers; a job of a key
+ * server, a cluster and a Sentinel group: never more jobs of a key claimed at once than its limit, across workers; a job of a key
  * at its limit is held aside and comes back, in its order and priority, whenever a job of its key leaves flight
  * (ack, nack, dead letter, reschedule, cancel, visibility timeout); pause and replace keep working with keyed jobs.
  * On standalone also: a SIGKILLed worker's key slots come back after the visibility timeout, and a hot key does
@@ -173,6 +173,14 @@ final class ConcurrencyKeysIT {
         @Override
         RedisDeployment start() {
             return RedisDeployment.cluster();
+        }
+    }
+
+    @Nested
+    final class Sentinel extends Contract {
+        @Override
+        RedisDeployment start() {
+            return RedisDeployment.sentinel();
         }
     }
 
