@@ -103,6 +103,52 @@ final class ConcurrencyKeysIT {
         }
 
         /**
+         * Jobs without a key, in a queue with a limit set, run none of the commands that only keyed jobs need
+         * (claim, renewal, ack, nack, reschedule, cancel) and leave no key of the concurrency layout.
+         */
+        @Test
+        void jobsWithoutAKey_runNoCommandOfTheKeys() {
+            DelayQueue<Msg> q =
+                    DelayQueue.builder(redis, "keys-none", Msg.class).build();
+            q.concurrencyKeys().limit(1);
+            for (int i = 0; i < 20; i++) {
+                q.enqueue("n" + i, new Msg("n", i), Duration.ZERO);
+            }
+            Map<String, Long> before = calls();
+            List<Job<Msg>> jobs = q.claim(20);
+            assertThat(jobs).hasSize(20);
+            assertThat(q.extend(jobs.get(0), Duration.ofSeconds(30))).isTrue();
+            assertThat(q.nack(jobs.get(1), "x", Duration.ofHours(1))).isTrue();
+            assertThat(q.reschedule(jobs.get(2), Duration.ofHours(1), null)).isTrue();
+            assertThat(q.cancel(jobs.get(3).id())).isTrue();
+            assertThat(q.ackAll(jobs.subList(4, 20))).containsOnly(true);
+            Map<String, Long> after = calls();
+            for (String command : List.of("zremrangebyscore", "zcount", "zcard")) {
+                assertThat(after.getOrDefault(command, 0L) - before.getOrDefault(command, 0L))
+                        .as(command)
+                        .isZero();
+            }
+            assertThat(after.getOrDefault("hincrby", 0L) - before.getOrDefault("hincrby", 0L))
+                    .as("hincrby: the ack call's 'acked' counter only, no held counts")
+                    .isEqualTo(1);
+            assertThat(redis.keys("deferlock:dq:{keys-none}:*"))
+                    .noneMatch(k -> k.contains(":running:") || k.contains(":held"));
+        }
+
+        private Map<String, Long> calls() {
+            Map<String, Long> out = new java.util.HashMap<>();
+            for (String line : redis.info("commandstats").split("\r\n")) {
+                if (line.startsWith("cmdstat_")) {
+                    int at = line.indexOf("calls=") + "calls=".length();
+                    out.put(
+                            line.substring("cmdstat_".length(), line.indexOf(':')),
+                            Long.parseLong(line.substring(at, line.indexOf(',', at))));
+                }
+            }
+            return out;
+        }
+
+        /**
          * The issue's figure: with a limit of 2 per key, a hot key (2,000 due jobs ahead of the others, and running
          * at its limit all along) leaves the other keys' throughput where it is without it. The other keys are
          * bound by their own limit (8 keys x 2 slots, 24 threads), so what the hot key could cost them is
