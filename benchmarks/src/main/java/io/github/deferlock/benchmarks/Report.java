@@ -287,6 +287,7 @@ final class Report {
             case "conflict" -> "Conflict strategies";
             case "adapter" -> "Broker adapters";
             case "limits" -> "Physical limits (redis-benchmark, same run)";
+            case "limits.keys" -> "Permits and rate limits (issue 32)";
             default -> group;
         };
     }
