@@ -156,6 +156,24 @@ final class Report {
                                     : "")
                     .append(").\n");
             noiseRecord(md, base, "#### Its noise record");
+            for (JsonNode p : run.path("partials")) {
+                md.append("\nThe metric ids starting with `")
+                        .append(p.path("only").asText())
+                        .append("` are from an earlier partial ")
+                        .append(p.path("mode").asText("unknown"))
+                        .append(" run of ")
+                        .append(p.path("date").asText())
+                        .append(" (")
+                        .append(p.path("rounds").asText("?"))
+                        .append(" rounds per side, ")
+                        .append(p.path("seconds").asText("?"))
+                        .append(" s")
+                        .append(
+                                p.hasNonNull("noisy")
+                                        ? "; flagged noisy: " + p.get("noisy").asText()
+                                        : "")
+                        .append("), not from that run.\n");
+            }
         }
 
         md.append("\n## Targets\n\n");
