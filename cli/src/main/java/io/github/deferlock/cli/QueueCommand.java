@@ -1,13 +1,19 @@
 package io.github.deferlock.cli;
 
+import io.github.deferlock.delay.QueueRateLimit;
 import io.github.deferlock.delay.QueueStats;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 
-/** {@code deferlock queue stats|pause|resume NAME}. */
+/** {@code deferlock queue stats|pause|resume|rate-limit NAME}. */
 @Command(name = "queue", mixinStandardHelpOptions = true, description = "One queue.")
 final class QueueCommand {
     @ParentCommand
@@ -25,20 +31,111 @@ final class QueueCommand {
             return ExitCode.NOT_FOUND;
         }
         QueueStats q = stats.get();
+        Optional<QueueRateLimit> limit = s.inspector().rateLimit(name);
         if (s.json()) {
-            s.printJson(JsonViews.stats(q));
+            var json = JsonViews.stats(q);
+            limit.ifPresent(l -> json.set("rateLimit", rateLimitJson(l)));
+            s.printJson(json);
             return ExitCode.OK;
         }
-        s.out()
-                .print(Text.fields(List.of(
-                        new String[] {"queue", Text.safe(q.queue())},
-                        new String[] {"waiting", Long.toString(q.waiting())},
-                        new String[] {"due", Long.toString(q.due())},
-                        new String[] {"in flight", Long.toString(q.inFlight())},
-                        new String[] {"dead", Long.toString(q.dead())},
-                        new String[] {"oldest due", Text.duration(q.oldestDueAge())},
-                        new String[] {"paused", q.paused() ? "since " + q.pausedSince() : "no"},
-                        new String[] {"at", q.at().toString()})));
+        List<String[]> rows = new ArrayList<>(List.of(
+                new String[] {"queue", Text.safe(q.queue())},
+                new String[] {"waiting", Long.toString(q.waiting())},
+                new String[] {"due", Long.toString(q.due())},
+                new String[] {"in flight", Long.toString(q.inFlight())},
+                new String[] {"dead", Long.toString(q.dead())},
+                new String[] {"oldest due", Text.duration(q.oldestDueAge())},
+                new String[] {"paused", q.paused() ? "since " + q.pausedSince() : "no"}));
+        // shown only for a limited queue (queue rate-limit)
+        limit.ifPresent(l -> rows.add(new String[] {"rate limit", l.toString()}));
+        rows.add(new String[] {"at", q.at().toString()});
+        s.out().print(Text.fields(rows));
+        return ExitCode.OK;
+    }
+
+    private static com.fasterxml.jackson.databind.node.ObjectNode rateLimitJson(QueueRateLimit l) {
+        return Session.object()
+                .put("rate", l.rate())
+                .put("intervalMillis", l.interval().toMillis())
+                .put("burst", l.burst());
+    }
+
+    private static final Pattern INTERVAL = Pattern.compile("(\\d+)(ms|s|m|h|d)");
+
+    /** {@code 100ms}, {@code 1s}, {@code 5m}, {@code 1h}, {@code 1d}, or an ISO-8601 duration ({@code PT1S}). */
+    static Duration interval(String text) {
+        Matcher m = INTERVAL.matcher(text);
+        if (m.matches()) {
+            long n = Long.parseLong(m.group(1));
+            return switch (m.group(2)) {
+                case "ms" -> Duration.ofMillis(n);
+                case "s" -> Duration.ofSeconds(n);
+                case "m" -> Duration.ofMinutes(n);
+                case "h" -> Duration.ofHours(n);
+                default -> Duration.ofDays(n);
+            };
+        }
+        try {
+            return Duration.parse(text);
+        } catch (java.time.format.DateTimeParseException e) {
+            throw new IllegalArgumentException(
+                    "interval must be like 100ms, 1s, 5m, 1h, 1d or PT1S, not '" + Text.safe(text) + "'");
+        }
+    }
+
+    @Command(
+            name = "rate-limit",
+            mixinStandardHelpOptions = true,
+            description =
+                    "Shows, sets or removes a queue's rate limit: at most RATE job starts per INTERVAL across every worker of every process, checked in the claim script on the server's clock (GCRA); jobs over it stay due and spend no attempt. Without RATE it shows the limit. Exits 1 for a queue that never held a job and no worker announced.")
+    int rateLimit(
+            @Parameters(index = "0", paramLabel = "NAME", description = "the queue name") String name,
+            @Parameters(index = "1", arity = "0..1", paramLabel = "RATE", description = "starts per interval")
+                    Integer rate,
+            @Parameters(
+                            index = "2",
+                            arity = "0..1",
+                            paramLabel = "INTERVAL",
+                            description = "e.g. 1s, 100ms, 1m, 1h, 1d; default 1s")
+                    String interval,
+            @Option(names = "--burst", description = "starts allowed at once after a quiet spell; default RATE / 20")
+                    Integer burst,
+            @Option(names = "--remove", description = "removes the limit") boolean remove) {
+        Session s = main.session;
+        if (remove && rate != null) {
+            throw new IllegalArgumentException("--remove takes no RATE");
+        }
+        if (s.existingQueue(name).isEmpty()) {
+            return ExitCode.NOT_FOUND;
+        }
+        Boolean changed = null;
+        if (remove) {
+            changed = s.inspector().removeRateLimit(name);
+        } else if (rate != null) {
+            QueueRateLimit limit =
+                    QueueRateLimit.of(rate, interval == null ? Duration.ofSeconds(1) : interval(interval));
+            changed = s.inspector().setRateLimit(name, burst == null ? limit : limit.withBurst(burst));
+        }
+        Optional<QueueRateLimit> now = s.inspector().rateLimit(name);
+        if (s.json()) {
+            var json = Session.object().put("queue", name);
+            if (changed != null) {
+                json.put("changed", changed);
+            }
+            if (now.isPresent()) {
+                json.set("rateLimit", rateLimitJson(now.get()));
+            } else {
+                json.putNull("rateLimit");
+            }
+            s.printJson(json);
+        } else {
+            s.out()
+                    .printf(
+                            "queue '%s' %s%n",
+                            Text.safe(name),
+                            now.map(l -> "rate limit: " + l).orElse("has no rate limit")
+                                    + (changed == null ? "" : changed ? " (changed)" : " (unchanged)"));
+        }
         return ExitCode.OK;
     }
 

@@ -16,6 +16,7 @@ import io.github.deferlock.delay.DelayQueue;
 import io.github.deferlock.delay.DelayQueueWorker;
 import io.github.deferlock.delay.Job;
 import io.github.deferlock.delay.NewJob;
+import io.github.deferlock.delay.QueueRateLimit;
 import io.github.deferlock.inspect.ConflictView;
 import io.github.deferlock.inspect.Inspector;
 import io.github.deferlock.lock.DistributedLock;
@@ -168,6 +169,26 @@ final class CliGoldenIT {
         assertThat(run("queue", "pause", "nothing-here")).isEqualTo(ExitCode.NOT_FOUND);
         assertThat(emails.isPaused()).isFalse();
         matchesGolden("queue-pause");
+    }
+
+    @Test
+    void queueRateLimit_setShowRemove_andShowsInStats(RedisClient redis) {
+        DelayQueue<Msg> emails = DelayQueue.builder(redis, "emails", Msg.class).build();
+        run("queue", "rate-limit", "emails");
+        assertThat(run("queue", "rate-limit", "emails", "100", "1s")).isEqualTo(ExitCode.OK);
+        assertThat(emails.rateLimit()).contains(QueueRateLimit.of(100, Duration.ofSeconds(1)));
+        run("queue", "rate-limit", "emails", "100", "1s");
+        run("queue", "rate-limit", "emails", "10", "1m", "--burst", "3", "--json");
+        assertThat(emails.rateLimit()).contains(new QueueRateLimit(10, Duration.ofMinutes(1), 3));
+        run("queue", "stats", "emails");
+        run("queue", "stats", "emails", "--json");
+        assertThat(run("queue", "rate-limit", "emails", "0")).isEqualTo(ExitCode.USAGE);
+        assertThat(run("queue", "rate-limit", "emails", "10", "1y")).isEqualTo(ExitCode.USAGE);
+        assertThat(run("queue", "rate-limit", "emails", "--remove")).isEqualTo(ExitCode.OK);
+        assertThat(emails.rateLimit()).isEmpty();
+        run("queue", "rate-limit", "emails", "--remove", "--json");
+        assertThat(run("queue", "rate-limit", "nothing-here", "5")).isEqualTo(ExitCode.NOT_FOUND);
+        matchesGolden("queue-rate-limit");
     }
 
     @Test
@@ -372,6 +393,7 @@ final class CliGoldenIT {
             {"queue", "stats"},
             {"queue", "pause"},
             {"queue", "resume"},
+            {"queue", "rate-limit"},
             {"dead"},
             {"dead", "list"},
             {"dead", "requeue"},

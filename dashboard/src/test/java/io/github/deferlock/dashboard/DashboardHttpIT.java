@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.github.deferlock.delay.DeadLetter;
 import io.github.deferlock.delay.Job;
 import io.github.deferlock.delay.JobState;
+import io.github.deferlock.delay.QueueRateLimit;
 import io.github.deferlock.delay.QueueStats;
 import io.github.deferlock.testing.RedisExtension;
 import java.net.http.HttpResponse;
@@ -46,6 +47,22 @@ final class DashboardHttpIT {
             assertThat(queues.get(0).get("due").asLong()).isEqualTo(w.emails.size(JobState.DUE));
             assertThat(d.getJson("api/queues").get("lockPrefixes").get(0).asText())
                     .isEqualTo("lock:");
+        }
+    }
+
+    @Test
+    void queues_showTheRateLimitOfALimitedQueue(UnifiedJedis redis) {
+        try (Workload w = Workload.write(redis);
+                RunningDashboard d = new RunningDashboard(redis, b -> b)) {
+            w.orders.rateLimit(QueueRateLimit.of(100, Duration.ofSeconds(1)));
+            JsonNode queues = d.getJson("api/queues").get("queues");
+
+            JsonNode limit = queues.get(1).get("rateLimit");
+            assertThat(limit.get("rate").asInt()).isEqualTo(100);
+            assertThat(limit.get("intervalMs").asLong()).isEqualTo(1000);
+            assertThat(limit.get("burst").asInt()).isEqualTo(5);
+            assertThat(limit.get("text").asText()).isEqualTo("100 per 1 s (burst 5)");
+            assertThat(queues.get(0).get("rateLimit").isNull()).isTrue(); // emails has none
         }
     }
 

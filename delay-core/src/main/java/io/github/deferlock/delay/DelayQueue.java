@@ -893,6 +893,46 @@ public final class DelayQueue<T> {
         return scripts.paused();
     }
 
+    // ---------------------------------------------------------------- rate limit
+
+    /**
+     * Limits the queue to {@code limit}: at most {@code limit.rate()} job starts (claims) per {@code
+     * limit.interval()} across every worker of every process, checked in the claim script with GCRA on the
+     * server's clock (docs/delay-queue.md, "Rate limit per queue"). A claim takes at most what the limit allows
+     * now; jobs over it stay due, in order, spend no attempt and are not failed; a worker whose claim the limit
+     * cut sleeps until the next slot (woken early by close, by a change of the limit, or by a wake notice). The
+     * limit is stored in Redis in the queue's slot, so every process shares it and it survives restarts (not a
+     * flush of Redis); it replaces any earlier limit at once. A change publishes a wake notice so sleeping workers
+     * claim under the new limit at once. {@link #claim(int)} obeys it too. One script call; idempotent.
+     *
+     * @return true when this call changed the limit; false when the queue had this limit already
+     * @throws NullPointerException when {@code limit} is null
+     * @throws DelayQueueException when Redis fails
+     */
+    public boolean rateLimit(QueueRateLimit limit) {
+        return scripts.rateLimit(Require.notNull("limit", limit).stored());
+    }
+
+    /**
+     * Removes the queue's rate limit (and its state): claims take full batches again, and a wake notice makes
+     * sleeping workers claim at once. One script call; idempotent.
+     *
+     * @return true when this call removed a limit; false when the queue had none
+     * @throws DelayQueueException when Redis fails
+     */
+    public boolean removeRateLimit() {
+        return scripts.rateLimit(null);
+    }
+
+    /**
+     * The queue's rate limit, if it has one ({@link #rateLimit(QueueRateLimit)}). One {@code GET}.
+     *
+     * @throws DelayQueueException when Redis fails
+     */
+    public Optional<QueueRateLimit> rateLimit() {
+        return Optional.ofNullable(QueueRateLimit.parse(scripts.rateLimit()));
+    }
+
     /**
      * The dead letters of this queue: list, requeue, purge and count them, e.g. {@code
      * queue.deadLetters().requeueAll()}.

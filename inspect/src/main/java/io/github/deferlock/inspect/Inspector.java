@@ -3,6 +3,7 @@ package io.github.deferlock.inspect;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.github.deferlock.delay.DelayQueue;
 import io.github.deferlock.delay.JobInfo;
+import io.github.deferlock.delay.QueueRateLimit;
 import io.github.deferlock.delay.QueueStats;
 import io.github.deferlock.delay.ScheduleInfo;
 import io.github.deferlock.delay.Schedules;
@@ -423,6 +424,45 @@ public final class Inspector {
     public boolean resume(String queue) {
         DelayQueue<JsonNode> q = queue(queue);
         return call("resume queue '" + queue + "'", q::resume);
+    }
+
+    /**
+     * The queue's rate limit ({@link DelayQueue#rateLimit()}), if it has one: one {@code GET}.
+     *
+     * @throws IllegalArgumentException when the queue name is invalid
+     * @throws InspectException when Redis fails
+     */
+    public Optional<QueueRateLimit> rateLimit(String queue) {
+        DelayQueue<JsonNode> q = queue(queue);
+        return call("read the rate limit of queue '" + queue + "'", () -> q.rateLimit());
+    }
+
+    /**
+     * Limits the queue to {@code limit} for every process ({@link DelayQueue#rateLimit(QueueRateLimit)}): at most
+     * {@code limit.rate()} job starts per {@code limit.interval()}; jobs over it stay due and spend no attempt.
+     *
+     * @return true when this call changed the limit
+     * @throws NullPointerException when {@code limit} is null
+     * @throws IllegalArgumentException when the queue name is invalid
+     * @throws InspectException when Redis fails
+     */
+    public boolean setRateLimit(String queue, QueueRateLimit limit) {
+        Require.notNull("limit", limit);
+        DelayQueue<JsonNode> q = queue(queue);
+        return call("set the rate limit of queue '" + queue + "'", () -> q.rateLimit(limit));
+    }
+
+    /**
+     * Removes the queue's rate limit ({@link DelayQueue#removeRateLimit()}): its workers claim full batches again
+     * at once.
+     *
+     * @return true when this call removed a limit; false when the queue had none
+     * @throws IllegalArgumentException when the queue name is invalid
+     * @throws InspectException when Redis fails
+     */
+    public boolean removeRateLimit(String queue) {
+        DelayQueue<JsonNode> q = queue(queue);
+        return call("remove the rate limit of queue '" + queue + "'", q::removeRateLimit);
     }
 
     private static void checkIds(List<String> ids) {

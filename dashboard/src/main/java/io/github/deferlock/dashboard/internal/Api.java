@@ -229,6 +229,15 @@ public final class Api {
             q.put(
                     "pausedSince",
                     row.stats().paused() ? row.stats().pausedSince().toEpochMilli() : null);
+            q.put(
+                    "rateLimit",
+                    row.rateLimit() == null
+                            ? null
+                            : Map.of(
+                                    "rate", row.rateLimit().rate(),
+                                    "intervalMs", row.rateLimit().interval().toMillis(),
+                                    "burst", row.rateLimit().burst(),
+                                    "text", row.rateLimit().toString()));
             q.put("enqueuedPerSec", latest == null ? null : latest.enqueuedPerSec());
             q.put("handledPerSec", latest == null ? null : latest.handledPerSec());
             out.add(q);

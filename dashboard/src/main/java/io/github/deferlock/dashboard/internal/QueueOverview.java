@@ -1,5 +1,6 @@
 package io.github.deferlock.dashboard.internal;
 
+import io.github.deferlock.delay.QueueRateLimit;
 import io.github.deferlock.delay.QueueStats;
 import io.github.deferlock.inspect.EntryKind;
 import io.github.deferlock.inspect.Inspector;
@@ -9,13 +10,14 @@ import java.util.List;
 
 /**
  * Reads what the queue table and the charts show: every registered queue's counts and counters (one script call
- * each, from the inspector; {@link RateSampler} makes rates of the counters), and the registered lock prefixes.
+ * each, from the inspector; {@link RateSampler} makes rates of the counters) and rate limit (one {@code GET}
+ * each), and the registered lock prefixes.
  * Threadsafe.
  */
 public final class QueueOverview {
 
-    /** One queue: its registry entry and its counts. */
-    public record Row(RegistryEntry entry, QueueStats stats) {
+    /** One queue: its registry entry, its counts and its rate limit (null when it has none). */
+    public record Row(RegistryEntry entry, QueueStats stats, QueueRateLimit rateLimit) {
         /** The counts as the sampler takes them. */
         RateSampler.Counts counts() {
             return new RateSampler.Counts(
@@ -46,7 +48,7 @@ public final class QueueOverview {
                 continue;
             }
             QueueStats stats = inspector.queueStats(entry.name());
-            rows.add(new Row(entry, stats));
+            rows.add(new Row(entry, stats, inspector.rateLimit(entry.name()).orElse(null)));
         }
         rows.sort((a, b) -> a.entry().name().compareTo(b.entry().name()));
         return new Snapshot(rows, prefixes);

@@ -162,6 +162,11 @@
         selectQueue(q.name);
       });
       name.appendChild(link);
+      if (q.rateLimit) {
+        const limit = el('span', ' ≤ ' + q.rateLimit.rate + ' per ' + formatAge(q.rateLimit.intervalMs), 'rate-limit');
+        limit.title = 'rate limit: ' + q.rateLimit.text + ' (deferlock queue rate-limit)';
+        name.appendChild(limit);
+      }
       row.appendChild(name);
       const stateCell = el('td', q.paused ? 'paused' : 'running', 'queue-state');
       if (q.paused) {

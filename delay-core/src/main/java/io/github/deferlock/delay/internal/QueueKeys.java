@@ -56,6 +56,31 @@ public record QueueKeys(
                 p + "r:");
     }
 
+    /**
+     * The rate limit of the queue ({@code <prefix>rate-limit}): a string {@code "<rate> <interval in µs>
+     * <burst>"}, absent when the queue has none (rate_limit.lua, queue_rate.lua). Derived from {@link #due()}'s
+     * prefix, so it shares the queue's slot.
+     */
+    public byte[] rateLimit() {
+        return sibling("rate-limit");
+    }
+
+    /**
+     * The GCRA state of the queue's rate limit ({@code <prefix>rate}): the theoretical arrival time in server
+     * microseconds; expires when the queue is idle (gcra.lua).
+     */
+    public byte[] rateState() {
+        return sibling("rate");
+    }
+
+    private byte[] sibling(String suffix) {
+        // due is <prefix>due
+        byte[] s = suffix.getBytes(StandardCharsets.US_ASCII);
+        byte[] out = java.util.Arrays.copyOf(due, due.length - 3 + s.length);
+        System.arraycopy(s, 0, out, due.length - 3, s.length);
+        return out;
+    }
+
     /** The replay record of the write call named {@code token}. */
     public byte[] replay(String token) {
         return bytes(replayPrefix + token);

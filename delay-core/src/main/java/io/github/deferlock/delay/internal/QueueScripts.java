@@ -44,6 +44,7 @@ public final class QueueScripts {
     private static final Script PURGE = QueueLua.load("purge");
     private static final Script PAUSE = QueueLua.load("pause");
     private static final Script PROGRESS = QueueLua.load("progress");
+    private static final Script RATE_LIMIT = QueueLua.load("rate_limit");
 
     private static final byte[] REPLAY_TTL = num(REPLAY_TTL_MS);
     /** A replay record's lifetime of 0 ms: the call keeps none (enqueue.lua, ARGV[3]). */
@@ -253,7 +254,9 @@ public final class QueueScripts {
                 keys.seq(),
                 keys.replay(token),
                 keys.stats(),
-                keys.paused());
+                keys.paused(),
+                keys.rateLimit(),
+                keys.rateState());
         List<byte[]> args = new ArrayList<>(5 + 2 * acks.size());
         args.add(num(max));
         args.add(num(visibilityMs));
@@ -463,6 +466,28 @@ public final class QueueScripts {
     public boolean pause(boolean paused) {
         List<byte[]> args = List.of(num(paused ? 1 : 0), keys.channel(), transport.shardedFlag());
         return (Long) transport.run(paused ? "pause" : "resume", PAUSE, List.of(keys.paused()), args) == 1L;
+    }
+
+    /**
+     * rate_limit.lua: sets the queue's rate limit ({@code "<rate> <interval µs> <burst>"}) or removes it ({@code
+     * null}), publishing a wake notice on a change. True when the call changed the limit.
+     */
+    public boolean rateLimit(String limit) {
+        List<byte[]> args = List.of(utf8(limit == null ? "" : limit), keys.channel(), transport.shardedFlag());
+        return (Long) transport.run(
+                        limit == null ? "removeRateLimit" : "rateLimit",
+                        RATE_LIMIT,
+                        List.of(keys.rateLimit(), keys.rateState()),
+                        args)
+                == 1L;
+    }
+
+    /** The queue's rate limit as stored ({@code "<rate> <interval µs> <burst>"}), or null (one {@code GET}). */
+    public String rateLimit() {
+        return transport.call("rateLimit", () -> {
+            byte[] v = transport.redis().get(keys.rateLimit());
+            return v == null ? null : new String(v, java.nio.charset.StandardCharsets.US_ASCII);
+        });
     }
 
     /** Whether the paused marker exists (not a script: the one plain command). */

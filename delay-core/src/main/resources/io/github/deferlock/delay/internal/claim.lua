@@ -11,6 +11,8 @@
 -- KEYS[6] sequence counter, KEYS[7] the replay record of this call (a string, deleted after ARGV[5] ms)
 -- KEYS[8] stats hash: 'acked' += the acks that matched, 'dead' += the expired jobs moved to the dead letters
 -- KEYS[9] the paused marker (pause.lua): while it exists no due job is claimed (acks and returns still run)
+-- KEYS[10] the rate limit, KEYS[11] its GCRA state (queue_rate.lua): with a limit, a claim takes at most what
+-- the limit allows now; jobs over it stay due (no attempt spent) and the next wake is no earlier than the slot
 -- ARGV[1] max jobs to claim, ARGV[2] visibility timeout ms, ARGV[3] max attempts,
 -- ARGV[4] max expired in-flight jobs to return in this call, ARGV[5] how long the replay record lives, ms,
 -- ARGV[6..] pairs to ack first: job id, receipt (as in ack.lua)
@@ -29,6 +31,7 @@
 --@include levels.lua
 --@include progress_field.lua
 --@include replay.lua
+--@include queue_rate.lua
 if redis.replicate_commands then redis.replicate_commands() end
 local t = redis.call('TIME')
 local nowUs = tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -132,6 +135,9 @@ end
 -- highest level first (levels.lua), then level 0; within a level earliest due first, FIFO among equal times
 local due = {}
 local wanted = tonumber(ARGV[1])
+-- rate limit per queue (queue_rate.lua): take at most what the limit allows now
+local rateLimit
+wanted, rateLimit = queueRateAllowed(KEYS[10], KEYS[11], nowUs, wanted)
 local function take(key)
   local got = redis.call('ZRANGEBYSCORE', key, '-inf', now, 'WITHSCORES', 'LIMIT', 0, wanted - #due / 2)
   if #got == 0 then return end
@@ -195,4 +201,6 @@ if #claimed > 1 or #acks > 0 then
   recorded(KEYS[7], ARGV[5], claimed)
 end
 out[2] = wakeAt(levels)
+-- rate limit per queue: charge the jobs taken; a cut claim wakes no earlier than the next slot
+out[2] = queueRateSpent(KEYS[11], nowUs, rateLimit, #due / 2, out[2])
 return out
