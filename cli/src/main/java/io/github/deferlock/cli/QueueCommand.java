@@ -2,6 +2,7 @@ package io.github.deferlock.cli;
 
 import io.github.deferlock.delay.QueueRateLimit;
 import io.github.deferlock.delay.QueueStats;
+import io.github.deferlock.inspect.Inspector;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,7 +14,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 
-/** {@code deferlock queue stats|pause|resume|rate-limit NAME}. */
+/** {@code deferlock queue stats|pause|resume|rate-limit|keys NAME}. */
 @Command(name = "queue", mixinStandardHelpOptions = true, description = "One queue.")
 final class QueueCommand {
     @ParentCommand
@@ -155,6 +156,56 @@ final class QueueCommand {
                     "Resumes a paused queue: its workers claim again at once. Exits 1 for a queue that never held a job and no worker announced.")
     int resume(@Parameters(paramLabel = "NAME", description = "the queue name") String name) {
         return pauseOrResume(name, false);
+    }
+
+    @Command(
+            name = "keys",
+            mixinStandardHelpOptions = true,
+            description =
+                    "Lists the concurrency keys of a queue that have jobs held back because the key is at its limit, most held first: held jobs, jobs of the key claimed now, and its limit. Exits 1 for a queue that never held a job and no worker announced.")
+    int keys(
+            @Parameters(paramLabel = "NAME", description = "the queue name") String name,
+            @Option(
+                            names = "--top",
+                            defaultValue = "20",
+                            description = "how many keys at most, 1 to 10000 (default: ${DEFAULT-VALUE})")
+                    int top) {
+        Session s = main.session;
+        if (s.existingQueue(name).isEmpty()) {
+            return ExitCode.NOT_FOUND;
+        }
+        if (top < 1 || top > 10_000) {
+            throw new UsageException("--top must be within [1, 10000], not " + top);
+        }
+        List<Inspector.HeldKey> keys = s.inspector().heldKeys(name, top);
+        if (s.json()) {
+            com.fasterxml.jackson.databind.node.ArrayNode array =
+                    Session.object().arrayNode();
+            for (Inspector.HeldKey k : keys) {
+                array.add(Session.object()
+                        .put("key", k.key())
+                        .put("held", k.held())
+                        .put("running", k.running())
+                        .put("limit", k.limit()));
+            }
+            s.printJson(Session.object().put("queue", name).set("keys", array));
+            return ExitCode.OK;
+        }
+        if (keys.isEmpty()) {
+            s.out().printf("no jobs held for their concurrency key in queue '%s'%n", Text.safe(name));
+            return ExitCode.OK;
+        }
+        List<List<String>> rows = new ArrayList<>();
+        rows.add(List.of("KEY", "HELD", "RUNNING", "LIMIT"));
+        for (Inspector.HeldKey k : keys) {
+            rows.add(List.of(
+                    Text.safe(k.key()),
+                    Long.toString(k.held()),
+                    Long.toString(k.running()),
+                    k.limit() < 0 ? "none" : Integer.toString(k.limit())));
+        }
+        s.out().print(Text.table(rows));
+        return ExitCode.OK;
     }
 
     private int pauseOrResume(String name, boolean pause) {

@@ -155,6 +155,26 @@ final class CliGoldenIT {
     }
 
     @Test
+    void queueKeys_listsTheConcurrencyKeysWithHeldJobs(RedisClient redis) {
+        DelayQueue<Msg> orders = DelayQueue.builder(redis, "orders", Msg.class).build();
+        orders.concurrencyKeys().limit(1);
+        orders.concurrencyKeys().limit("tenant-b", 2);
+        for (int i = 0; i < 4; i++) {
+            orders.enqueueJob(NewJob.of(new Msg("a" + i)).withConcurrencyKey("tenant-a"));
+        }
+        for (int i = 0; i < 3; i++) {
+            orders.enqueueJob(NewJob.of(new Msg("b" + i)).withConcurrencyKey("tenant-b"));
+        }
+        assertThat(orders.claim(10)).hasSize(3); // 1 of tenant-a, 2 of tenant-b; 3 + 1 held
+        assertThat(run("queue", "keys", "orders")).isEqualTo(ExitCode.OK);
+        run("queue", "keys", "orders", "--json");
+        run("queue", "keys", "orders", "--top", "1");
+        run("queue", "keys", "emails");
+        assertThat(run("queue", "keys", "nothing-here")).isEqualTo(ExitCode.NOT_FOUND);
+        matchesGolden("queue-keys");
+    }
+
+    @Test
     void queuePauseAndResume_areIdempotent_andShowInStats(RedisClient redis) {
         DelayQueue<Msg> emails = DelayQueue.builder(redis, "emails", Msg.class).build();
         assertThat(run("queue", "pause", "emails")).isEqualTo(ExitCode.OK);

@@ -98,6 +98,9 @@ public final class DelayQueue<T> {
      */
     public static final Duration MAX_DELAY = Duration.ofDays(366);
 
+    /** The longest concurrency key ({@link NewJob#withConcurrencyKey}), in UTF-8 bytes (at least 1). */
+    public static final int MAX_CONCURRENCY_KEY_BYTES = 128;
+
     /** The highest job priority ({@link NewJob#withPriority}); 0, the default, is the lowest. */
     public static final int MAX_PRIORITY = 9;
 
@@ -116,6 +119,7 @@ public final class DelayQueue<T> {
     private final PayloadCodec<T> codec;
     private final DeadLetters deadLetters;
     private final Schedules<T> schedules;
+    private final ConcurrencyKeys concurrencyKeys;
     private final WakeBus wakeBus;
     /** Where the jobs this queue claims write their progress ({@link Job#progress(int, String)}). */
     private final Job.ProgressSink progressSink = new Job.ProgressSink() {
@@ -146,6 +150,7 @@ public final class DelayQueue<T> {
                 config.mapper().writerFor(config.type()),
                 config.maxPayloadBytes());
         this.deadLetters = new DeadLetters(scripts, () -> size(JobState.DEAD));
+        this.concurrencyKeys = new ConcurrencyKeys(config.name(), transport, keys);
         this.schedules = new Schedules<>(
                 config.name(), new ScheduleScripts(transport, keys, config.name()), codec, config.listener(), wakeBus);
     }
@@ -274,8 +279,17 @@ public final class DelayQueue<T> {
                         null,
                         job.headers(),
                         replace,
-                        job.priority())
-                : enqueueOne(id, job.payload(), null, requireAt(job.at()), job.headers(), replace, job.priority());
+                        job.priority(),
+                        job.concurrencyKey())
+                : enqueueOne(
+                        id,
+                        job.payload(),
+                        null,
+                        requireAt(job.at()),
+                        job.headers(),
+                        replace,
+                        job.priority(),
+                        job.concurrencyKey());
     }
 
     private static char replaceCode(NewJob.Replace replace) {
@@ -355,7 +369,8 @@ public final class DelayQueue<T> {
             String id = job.id() != null ? requireId(job.id()) : ids.next();
             boolean absolute = job.delay() == null;
             long ms = absolute ? atMillis(requireAt(job.at())) : toMillis(requireDelay("delay", job.delay()));
-            byte[] field = codec.field(job.priority(), JobHeaders.merge(defaults, job.headers()), job.payload());
+            byte[] field = codec.field(
+                    job.priority(), job.concurrencyKey(), JobHeaders.merge(defaults, job.headers()), job.payload());
             entries.add(
                     new QueueScripts.NewEntry(id, job.id() != null, absolute, ms, field, replaceCode(job.replace())));
         }
@@ -368,12 +383,19 @@ public final class DelayQueue<T> {
     }
 
     private EnqueueResult enqueueOne(String id, T payload, Duration delay, Instant at, Map<String, String> own) {
-        return enqueueOne(id, payload, delay, at, own, QueueScripts.KEEP, 0);
+        return enqueueOne(id, payload, delay, at, own, QueueScripts.KEEP, 0, null);
     }
 
     private EnqueueResult enqueueOne(
-            String id, T payload, Duration delay, Instant at, Map<String, String> own, char replace, int priority) {
-        byte[] field = codec.field(priority, JobHeaders.merge(config.defaultHeaders(), own), payload);
+            String id,
+            T payload,
+            Duration delay,
+            Instant at,
+            Map<String, String> own,
+            char replace,
+            int priority,
+            String concurrencyKey) {
+        byte[] field = codec.field(priority, concurrencyKey, JobHeaders.merge(config.defaultHeaders(), own), payload);
         boolean callerId = id != null;
         QueueScripts.NewEntry entry = new QueueScripts.NewEntry(
                 callerId ? id : ids.next(),
@@ -499,6 +521,7 @@ public final class DelayQueue<T> {
                 visibleUntil,
                 headers,
                 env.priority(),
+                env.key(),
                 progressSink);
     }
 
@@ -783,7 +806,12 @@ public final class DelayQueue<T> {
     public Optional<JobInfo> get(String id) {
         return scripts.info(requireId(id))
                 .map(info -> JobInfo.of(
-                        id, Envelope.parse(info.envelope()), info.lastError(), info.score(), info.progress()));
+                        id,
+                        Envelope.parse(info.envelope()),
+                        info.lastError(),
+                        info.score(),
+                        info.progress(),
+                        info.heldForKey()));
     }
 
     /**
@@ -795,7 +823,7 @@ public final class DelayQueue<T> {
     public long size(JobState state) {
         Require.notNull("state", state);
         if (state == JobState.DUE) {
-            return stats().waiting(); // the due zset and those of the priority levels
+            return stats().waiting(); // the due zset, those of the priority levels, the jobs held for their key
         }
         return scripts.size(
                 switch (state) {
@@ -939,6 +967,15 @@ public final class DelayQueue<T> {
      */
     public DeadLetters deadLetters() {
         return deadLetters;
+    }
+
+    /**
+     * The concurrency limits of this queue's keys, e.g. {@code queue.concurrencyKeys().limit(3)}: at most 3 jobs
+     * of one concurrency key ({@link NewJob#withConcurrencyKey}) claimed at once, across every process. Stored in
+     * Redis and checked by the claim script; see {@link ConcurrencyKeys}.
+     */
+    public ConcurrencyKeys concurrencyKeys() {
+        return concurrencyKeys;
     }
 
     /**

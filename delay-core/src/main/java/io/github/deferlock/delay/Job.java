@@ -62,6 +62,7 @@ public final class Job<T> {
     private final AtomicBoolean settled = new AtomicBoolean();
     private volatile boolean claimLost;
     private final int priority;
+    private final String concurrencyKey;
     private final ProgressSink progressSink;
     /** Guards the progress state below, and orders the writes of one job. */
     private final Object progressLock = new Object();
@@ -97,7 +98,23 @@ public final class Job<T> {
             Map<String, String> headers,
             int priority,
             ProgressSink progressSink) {
+        this(id, payload, attempts, dueAt, receipt, lastError, visibleUntil, headers, priority, null, progressSink);
+    }
+
+    Job(
+            String id,
+            T payload,
+            int attempts,
+            Instant dueAt,
+            String receipt,
+            String lastError,
+            Instant visibleUntil,
+            Map<String, String> headers,
+            int priority,
+            String concurrencyKey,
+            ProgressSink progressSink) {
         this.priority = priority;
+        this.concurrencyKey = concurrencyKey;
         this.progressSink = progressSink;
         this.headers = Objects.requireNonNull(headers, "headers cannot be null");
         this.claim = new Claim(id, receipt);
@@ -125,6 +142,14 @@ public final class Job<T> {
      */
     public Map<String, String> headers() {
         return headers;
+    }
+
+    /**
+     * The job's concurrency key ({@link NewJob#withConcurrencyKey}); empty when it has none. While this job runs it
+     * takes one of its key's slots ({@link DelayQueue#concurrencyKeys()}).
+     */
+    public Optional<String> concurrencyKey() {
+        return Optional.ofNullable(concurrencyKey);
     }
 
     /** The job's priority, 0 (the default) to {@link DelayQueue#MAX_PRIORITY} ({@link NewJob#withPriority}). */

@@ -20,6 +20,9 @@ import java.util.Optional;
  * @param headers the job's headers ({@link Job#headers()}), empty when none; unmodifiable
  * @param priority the job's priority, 0 to {@link DelayQueue#MAX_PRIORITY} ({@link NewJob#withPriority})
  * @param progress the progress its handler last reported ({@link Job#progress(int, String)}), if any
+ * @param concurrencyKey the job's concurrency key ({@link NewJob#withConcurrencyKey}), if any
+ * @param heldForKey true when the job is due but held back because its concurrency key is at its limit ({@link
+ *     DelayQueue#concurrencyKeys()}); it goes back to due when a job of its key ends
  */
 public record JobInfo(
         String id,
@@ -31,7 +34,9 @@ public record JobInfo(
         Optional<String> lastError,
         Map<String, String> headers,
         int priority,
-        Optional<JobProgress> progress) {
+        Optional<JobProgress> progress,
+        Optional<String> concurrencyKey,
+        boolean heldForKey) {
     /** Validates the components. */
     public JobInfo {
         Objects.requireNonNull(id, "id cannot be null");
@@ -42,6 +47,34 @@ public record JobInfo(
         Objects.requireNonNull(lastError, "lastError cannot be null");
         headers = JobHeaders.snapshot(headers);
         Objects.requireNonNull(progress, "progress cannot be null");
+        Objects.requireNonNull(concurrencyKey, "concurrencyKey cannot be null");
+    }
+
+    /** A snapshot without a concurrency key (the components before concurrency keys existed). */
+    public JobInfo(
+            String id,
+            JobState state,
+            int attempts,
+            Optional<Instant> dueAt,
+            Optional<Instant> visibleUntil,
+            Optional<Instant> diedAt,
+            Optional<String> lastError,
+            Map<String, String> headers,
+            int priority,
+            Optional<JobProgress> progress) {
+        this(
+                id,
+                state,
+                attempts,
+                dueAt,
+                visibleUntil,
+                diedAt,
+                lastError,
+                headers,
+                priority,
+                progress,
+                Optional.empty(),
+                false);
     }
 
     /** A snapshot of priority 0 without progress (the components before priorities and progress existed). */
@@ -76,7 +109,8 @@ public record JobInfo(
      * @param score its due time (waiting), visibility deadline (in flight) or time of death (dead), epoch ms; -1
      *     when missing
      */
-    static JobInfo of(String id, Envelope env, String lastError, long score, String progressValue) {
+    static JobInfo of(String id, Envelope env, String lastError, long score, String progressValue, boolean held) {
+        Optional<String> key = Optional.ofNullable(env.key());
         Optional<JobProgress> progress = JobProgress.parse(progressValue);
         Optional<Instant> at = score < 0 ? Optional.empty() : Optional.of(Instant.ofEpochMilli(score));
         Optional<String> error = lastError.isEmpty() ? Optional.empty() : Optional.of(lastError);
@@ -93,7 +127,9 @@ public record JobInfo(
                         error,
                         headers,
                         env.priority(),
-                        progress);
+                        progress,
+                        key,
+                        false);
             case 'x' ->
                 new JobInfo(
                         id,
@@ -105,7 +141,9 @@ public record JobInfo(
                         error,
                         headers,
                         env.priority(),
-                        progress);
+                        progress,
+                        key,
+                        false);
             default -> // a job scheduled before 1970 waits with score 0 and keeps its requested time
                 new JobInfo(
                         id,
@@ -117,7 +155,9 @@ public record JobInfo(
                         error,
                         headers,
                         env.priority(),
-                        progress);
+                        progress,
+                        key,
+                        held);
         };
     }
 }

@@ -1,5 +1,6 @@
 package io.github.deferlock.delay;
 
+import io.github.deferlock.redis.internal.Names;
 import io.github.deferlock.redis.internal.Require;
 import java.time.Duration;
 import java.time.Instant;
@@ -27,10 +28,20 @@ import java.util.Objects;
  *     nothing, an existing id is reported as a duplicate
  * @param priority 0 (the default, as every job without a priority) to {@link DelayQueue#MAX_PRIORITY}: among
  *     due jobs a higher priority is claimed first, equal priorities in due order ({@link #withPriority})
+ * @param concurrencyKey the job's concurrency key, or null for none: while as many jobs of the key run as the
+ *     queue's limit for it allows ({@link DelayQueue#concurrencyKeys()}), it is held back ({@link
+ *     #withConcurrencyKey})
  * @param <T> the payload type
  */
 public record NewJob<T>(
-        String id, T payload, Duration delay, Instant at, Map<String, String> headers, Replace replace, int priority) {
+        String id,
+        T payload,
+        Duration delay,
+        Instant at,
+        Map<String, String> headers,
+        Replace replace,
+        int priority,
+        String concurrencyKey) {
 
     /**
      * What an enqueue replaces in a waiting job (due or scheduled, not yet claimed) that has the same id. A job in
@@ -52,8 +63,9 @@ public record NewJob<T>(
      *
      * @throws NullPointerException when {@code payload}, a header key or a header value is null
      * @throws IllegalArgumentException when not exactly one of {@code delay} and {@code at} is set, the delay is
-     *     negative, the id is empty, the priority is outside 0 to {@link DelayQueue#MAX_PRIORITY}, or the headers
-     *     break a limit
+     *     negative, the id is empty, the priority is outside 0 to {@link DelayQueue#MAX_PRIORITY}, the headers
+     *     break a limit, or the concurrency key is not 1 to {@link DelayQueue#MAX_CONCURRENCY_KEY_BYTES} UTF-8 bytes
+     *     of valid Unicode
      */
     public NewJob {
         Objects.requireNonNull(payload, "payload cannot be null");
@@ -71,6 +83,21 @@ public record NewJob<T>(
         }
         Require.within("priority", priority, 0, DelayQueue.MAX_PRIORITY);
         headers = JobHeaders.copyOf(headers);
+        if (concurrencyKey != null) {
+            Names.requireValid(Names.Kind.CONCURRENCY_KEY, concurrencyKey);
+        }
+    }
+
+    /** A job without a concurrency key. */
+    public NewJob(
+            String id,
+            T payload,
+            Duration delay,
+            Instant at,
+            Map<String, String> headers,
+            Replace replace,
+            int priority) {
+        this(id, payload, delay, at, headers, replace, priority, null);
     }
 
     /** A job of priority 0. */
@@ -114,7 +141,7 @@ public record NewJob<T>(
      */
     public NewJob<T> replacing(Replace what) {
         Objects.requireNonNull(what, "what cannot be null");
-        return new NewJob<>(id, payload, delay, at, headers, what, priority);
+        return new NewJob<>(id, payload, delay, at, headers, what, priority, concurrencyKey);
     }
 
     /** A job due now with a generated id. */
@@ -159,7 +186,7 @@ public record NewJob<T>(
     public NewJob<T> withHeader(String key, String value) {
         Map<String, String> more = new LinkedHashMap<>(headers);
         more.put(key, value);
-        return new NewJob<>(id, payload, delay, at, more, replace, priority);
+        return new NewJob<>(id, payload, delay, at, more, replace, priority, concurrencyKey);
     }
 
     /**
@@ -172,7 +199,7 @@ public record NewJob<T>(
         Objects.requireNonNull(more, "headers cannot be null");
         Map<String, String> all = new LinkedHashMap<>(headers);
         all.putAll(more);
-        return new NewJob<>(id, payload, delay, at, all, replace, priority);
+        return new NewJob<>(id, payload, delay, at, all, replace, priority, concurrencyKey);
     }
 
     /**
@@ -187,6 +214,23 @@ public record NewJob<T>(
      * @throws IllegalArgumentException when {@code priority} is outside 0 to {@link DelayQueue#MAX_PRIORITY}
      */
     public NewJob<T> withPriority(int priority) {
-        return new NewJob<>(id, payload, delay, at, headers, replace, priority);
+        return new NewJob<>(id, payload, delay, at, headers, replace, priority, concurrencyKey);
+    }
+
+    /**
+     * This job with the concurrency key {@code key} (null: none). While as many jobs of the key are claimed as the
+     * queue's limit for the key allows ({@link DelayQueue#concurrencyKeys()}: {@code limit(max)} for every key, or
+     * {@code limit(key, max)}), a due job of the key is not claimed: the claim script sets it aside, held for its
+     * key, and it goes back to due, in its order and priority, as soon as a job of its key ends (acked, failed,
+     * dead-lettered, rescheduled, cancelled, or its claim ran out). Jobs of other keys and jobs without a key are
+     * claimed meanwhile. A key without a limit limits nothing. The job keeps its key through retries, reschedules
+     * (also with a new payload), a visibility timeout and a requeue from the dead letters; a replacing enqueue that
+     * replaces the payload sets the key of the new job (docs/delay-queue.md, "Concurrency per key").
+     *
+     * @throws IllegalArgumentException when {@code key} is not 1 to {@link DelayQueue#MAX_CONCURRENCY_KEY_BYTES}
+     *     UTF-8 bytes of valid Unicode
+     */
+    public NewJob<T> withConcurrencyKey(String key) {
+        return new NewJob<>(id, payload, delay, at, headers, replace, priority, key);
     }
 }

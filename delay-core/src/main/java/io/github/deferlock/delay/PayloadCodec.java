@@ -62,6 +62,14 @@ final class PayloadCodec<T> {
     }
 
     /**
+     * The envelope's payload field of a job of {@code priority} (already checked, 0 to 9) and concurrency key
+     * {@code key} (already checked; null: none).
+     */
+    byte[] field(int priority, String key, Map<String, String> headers, T payload) {
+        return HeaderCodec.tail(priority, key, headers, encode(payload));
+    }
+
+    /**
      * The payload of a stored envelope.
      *
      * @throws IOException when it is not JSON of the bound type

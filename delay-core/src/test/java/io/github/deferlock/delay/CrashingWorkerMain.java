@@ -8,7 +8,7 @@ import redis.clients.jedis.RedisClient;
 /**
  * Run in a separate JVM by {@link WorkerCrashIT}: a worker whose handler prints {@code CLAIMED <id>
  * <attempts>} and then blocks forever, so the test can SIGKILL it between claim and ack. Args: host, port,
- * queue name, visibility timeout in ms.
+ * queue name, visibility timeout in ms, and optionally the handler threads (default 1).
  */
 public final class CrashingWorkerMain {
     private CrashingWorkerMain() {}
@@ -25,6 +25,7 @@ public final class CrashingWorkerMain {
                     System.out.flush();
                     never.await();
                 })
+                .concurrency(args.length > 4 ? Integer.parseInt(args[4]) : 1)
                 .build()
                 .start();
         System.out.println("READY");

@@ -415,6 +415,41 @@ public final class Inspector {
     }
 
     /**
+     * The concurrency keys of a queue that have jobs held back because the key is at its limit ({@link
+     * io.github.deferlock.delay.ConcurrencyKeys#heldByKey(int)}), most held first, at most {@code max}: for each its
+     * held count, the jobs of the key claimed now, and the limit that applies to it.
+     *
+     * @throws IllegalArgumentException when the queue name is invalid or {@code max} is not within 1 to 10,000
+     * @throws InspectException when Redis fails
+     */
+    public List<HeldKey> heldKeys(String queue, int max) {
+        DelayQueue<JsonNode> q = queue(queue);
+        return call("read the held keys of queue '" + queue + "'", () -> {
+            List<HeldKey> out = new java.util.ArrayList<>();
+            for (java.util.Map.Entry<String, Long> e :
+                    q.concurrencyKeys().heldByKey(max).entrySet()) {
+                java.util.OptionalInt limit = q.concurrencyKeys().limit(e.getKey());
+                out.add(new HeldKey(
+                        e.getKey(),
+                        e.getValue(),
+                        q.concurrencyKeys().running(e.getKey()),
+                        limit.isPresent() ? limit.getAsInt() : -1));
+            }
+            return out;
+        });
+    }
+
+    /**
+     * One concurrency key with held jobs ({@link #heldKeys(String, int)}).
+     *
+     * @param key the concurrency key
+     * @param held how many of its due jobs are held back
+     * @param running how many of its jobs are claimed now
+     * @param limit the limit that applies to it, -1 when none
+     */
+    public record HeldKey(String key, long held, long running, int limit) {}
+
+    /**
      * Resumes a paused queue ({@link DelayQueue#resume()}): its workers claim again at once.
      *
      * @return true when this call resumed it; false when it was not paused

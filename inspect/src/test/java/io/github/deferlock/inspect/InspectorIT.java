@@ -216,12 +216,23 @@ final class InspectorIT {
                 .satisfies(d -> assertThat(d.attempts()).isEqualTo(1));
     }
 
-    /** A job with a priority and headers: the priority prefix (0x1F, digit) and the header block are skipped. */
+    /**
+     * A job with a priority, a concurrency key and headers: the priority prefix (0x1F, digit), the key (0x1D) and
+     * the header block are skipped; a held job of the key shows in heldKeys.
+     */
     @Test
     void payloadPreview_skipsThePriorityPrefix_andTheViewShowsPriorityAndProgress(RedisClient redis) {
         DelayQueue<Msg> q = queue(redis, "prio");
-        q.enqueueJob(NewJob.of("p", new Msg("x"), Duration.ZERO).withPriority(6).withHeader("k", "hello"));
-        Job<Msg> job = q.claim(1).get(0);
+        q.concurrencyKeys().limit(1);
+        q.enqueueJob(NewJob.of("p", new Msg("x"), Duration.ZERO)
+                .withPriority(6)
+                .withConcurrencyKey("tenant-1")
+                .withHeader("k", "hello"));
+        q.enqueueJob(NewJob.of("held", new Msg("y"), Duration.ZERO).withConcurrencyKey("tenant-1"));
+        Job<Msg> job = q.claim(2).get(0);
+        assertThat(Inspector.builder(redis).build().heldKeys("prio", 10))
+                .containsExactly(new Inspector.HeldKey("tenant-1", 1, 1, 1));
+        assertThat(q.cancel("held")).isTrue();
         job.progress(30, "a third");
         Inspector inspector = Inspector.builder(redis).build();
         PayloadPreview expected = new PayloadPreview("{\"text\":\"x\"}", 12, false);

@@ -6,7 +6,8 @@ import java.util.Map;
 /**
  * A parsed job envelope: {@code <seq: 12 hex><state: w|f|x><attempts>|<receipt>|<due ms>|<payload field>},
  * where the payload field is the payload, preceded by the job's headers when it has any ({@link HeaderCodec}),
- * and before them by its priority when above 0 ({@link HeaderCodec#PRIORITY}).
+ * before them by its concurrency key when it has one ({@link HeaderCodec#KEY}), and first by its priority when above 0
+ * ({@link HeaderCodec#PRIORITY}).
  * The payload is not copied; it is the tail of {@link #raw()} from {@link #payloadOffset()}. Immutable.
  *
  * @param state {@code 'w'} waiting (due), {@code 'f'} in flight, {@code 'x'} dead
@@ -16,6 +17,7 @@ import java.util.Map;
  * @param dueMs in flight: the due time of the current delivery (epoch ms); waiting: the requested due time of
  *     a job scheduled before 1970 (negative; it waits with score 0, due at once); else {@link #NO_DUE}
  * @param priority the job's priority, 0 to 9 (a payload field that starts with {@link HeaderCodec#PRIORITY})
+ * @param key the job's concurrency key, or null when it has none
  * @param raw the whole envelope
  * @param headersOffset where the headers block starts in {@code raw}, or -1 when the job has no headers
  * @param headersLength the length of the headers block (0 when none)
@@ -27,6 +29,7 @@ public record Envelope(
         String receipt,
         long dueMs,
         int priority,
+        String key,
         byte[] raw,
         int headersOffset,
         int headersLength,
@@ -56,11 +59,17 @@ public record Envelope(
                 i3 > i2 + 1 && raw[i2 + 1] == '-' ? -parseLong(raw, i2 + 2, i3, 0) : parseLong(raw, i2 + 1, i3, NO_DUE);
         int priority = HeaderCodec.priorityAt(raw, i3 + 1);
         int from = priority == 0 ? i3 + 1 : i3 + 3;
+        String key = null;
+        int[] k = HeaderCodec.locateKey(raw, from);
+        if (k != null) {
+            key = new String(raw, k[0], k[1], StandardCharsets.UTF_8);
+            from = k[0] + k[1];
+        }
         int[] block = HeaderCodec.locate(raw, from);
         if (block == null) {
-            return new Envelope(state, attempts, receipt, due, priority, raw, -1, 0, from);
+            return new Envelope(state, attempts, receipt, due, priority, key, raw, -1, 0, from);
         }
-        return new Envelope(state, attempts, receipt, due, priority, raw, block[0], block[1], block[0] + block[1]);
+        return new Envelope(state, attempts, receipt, due, priority, key, raw, block[0], block[1], block[0] + block[1]);
     }
 
     /** The payload length in bytes. */

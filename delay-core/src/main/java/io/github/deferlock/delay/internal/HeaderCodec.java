@@ -26,6 +26,13 @@ public final class HeaderCodec {
      */
     public static final byte PRIORITY = 0x1F;
 
+    /**
+     * The first byte of a job's concurrency key in the payload field, after the priority prefix and before the
+     * headers: {@code <0x1D><key length>:<key>} (group separator: never starts JSON nor a headers block; the
+     * scripts read it, keylimits.lua).
+     */
+    public static final byte KEY = 0x1D;
+
     /** The priority in the payload field starting at {@code from}: 0 when it has no priority prefix. */
     static int priorityAt(byte[] raw, int from) {
         if (from + 1 < raw.length && raw[from] == PRIORITY && raw[from + 1] >= '0' && raw[from + 1] <= '9') {
@@ -47,15 +54,54 @@ public final class HeaderCodec {
      * priority 0 writes nothing, so the field is the same as without priorities.
      */
     public static byte[] tail(int priority, Map<String, String> headers, byte[] payload) {
+        return tail(priority, null, headers, payload);
+    }
+
+    /**
+     * The envelope's payload field of a job of {@code priority} (0 to 9) with the concurrency key {@code key}
+     * (null: none, and the field is as without keys): {@link #PRIORITY} and the digit when above 0, then {@link
+     * #KEY}, the key's length in UTF-8 bytes, {@code ':'} and the key, then the headers and the payload.
+     */
+    public static byte[] tail(int priority, String key, Map<String, String> headers, byte[] payload) {
         byte[] field = headersAndPayload(headers, payload);
-        if (priority == 0) {
+        if (priority == 0 && key == null) {
             return field;
         }
-        byte[] out = new byte[field.length + 2];
-        out[0] = PRIORITY;
-        out[1] = (byte) ('0' + priority);
-        System.arraycopy(field, 0, out, 2, field.length);
-        return out;
+        ByteArrayOutputStream out = new ByteArrayOutputStream(field.length + 16);
+        if (priority != 0) {
+            out.write(PRIORITY);
+            out.write('0' + priority);
+        }
+        if (key != null) {
+            byte[] k = key.getBytes(StandardCharsets.UTF_8);
+            out.write(KEY);
+            out.writeBytes((k.length + ":").getBytes(StandardCharsets.US_ASCII));
+            out.writeBytes(k);
+        }
+        out.writeBytes(field);
+        return out.toByteArray();
+    }
+
+    /**
+     * Where the concurrency key of the payload field at {@code from} (after any priority prefix) lies: {@code {key
+     * offset, key length}}, or null when the field has none.
+     */
+    static int[] locateKey(byte[] raw, int from) {
+        if (from >= raw.length || raw[from] != KEY) {
+            return null;
+        }
+        int len = 0;
+        for (int i = from + 1; i < raw.length && i < from + 8; i++) {
+            byte b = raw[i];
+            if (b == ':') {
+                return i == from + 1 || i + 1 + len > raw.length ? null : new int[] {i + 1, len};
+            }
+            if (b < '0' || b > '9') {
+                return null;
+            }
+            len = len * 10 + (b - '0');
+        }
+        return null;
     }
 
     private static byte[] headersAndPayload(Map<String, String> headers, byte[] payload) {

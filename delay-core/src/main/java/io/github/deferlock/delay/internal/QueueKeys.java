@@ -19,6 +19,9 @@ import java.util.List;
  * @param seq the sequence counter (enqueue order and receipts)
  * @param stats the stats hash: monotonic counters {@code enqueued}, {@code acked}, {@code dead} kept by the scripts
  * @param paused the paused marker: a string, the server time the queue was paused (epoch ms); absent while it runs
+ * @param keyLimits the concurrency limits per key: a hash, field {@code ""} the limit of every key, field {@code
+ *     <key>} that key's own (keylimits.lua)
+ * @param heldCounts how many jobs each concurrency key has held back: a hash, field the key
  * @param channel the wake channel (not a key)
  * @param replayPrefix the prefix of the replay records: one short-lived string per write call, named by a
  *     token the client generates for the call ({@link #replay(String)})
@@ -32,6 +35,8 @@ public record QueueKeys(
         byte[] seq,
         byte[] stats,
         byte[] paused,
+        byte[] keyLimits,
+        byte[] heldCounts,
         byte[] channel,
         String replayPrefix) {
 
@@ -52,6 +57,8 @@ public record QueueKeys(
                 bytes(p + "seq"),
                 bytes(p + "stats"),
                 bytes(p + "paused"),
+                bytes(p + "keylimits"),
+                bytes(p + "held"),
                 bytes(p + "wake"),
                 p + "r:");
     }
@@ -79,6 +86,22 @@ public record QueueKeys(
         byte[] out = java.util.Arrays.copyOf(due, due.length - 3 + s.length);
         System.arraycopy(s, 0, out, due.length - 3, s.length);
         return out;
+    }
+
+    /**
+     * The zset of the claimed jobs of concurrency key {@code key}: member {@code <seq><id>}, score the visibility
+     * deadline (keylimits.lua).
+     */
+    public byte[] running(String key) {
+        return bytes(replayPrefix.substring(0, replayPrefix.length() - 2) + "running:" + key);
+    }
+
+    /**
+     * The zset of the jobs held back for concurrency key {@code key}: member {@code <seq><id>}, score {@code (9 -
+     * priority) * 10^13 + due ms} (keylimits.lua).
+     */
+    public byte[] held(String key) {
+        return bytes(replayPrefix.substring(0, replayPrefix.length() - 2) + "held:" + key);
     }
 
     /** The replay record of the write call named {@code token}. */

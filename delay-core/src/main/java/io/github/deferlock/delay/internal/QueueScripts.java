@@ -294,6 +294,7 @@ public final class QueueScripts {
         for (int from = 0; from < receipts.size(); from += MAX_ACKS) {
             List<byte[]> chunk = new ArrayList<>();
             chunk.add(REPLAY_TTL);
+            chunk.add(transport.shardedFlag()); // the wake notice when jobs held for a key go back to due
             addReceipts(chunk, receipts.subList(from, Math.min(receipts.size(), from + MAX_ACKS)));
             chunks.add(chunk);
             String name = token == null ? tokens.next() : from == 0 ? token : token + "." + from / MAX_ACKS;
@@ -402,7 +403,8 @@ public final class QueueScripts {
         // one token for every try of this call: a resend after a lost reply is told what the first try did
         List<byte[]> cKeys = List.of(
                 keys.jobs(), keys.due(), keys.inflight(), keys.dead(), keys.errors(), keys.replay(tokens.next()));
-        return (Long) transport.run("cancel", CANCEL, cKeys, List.of(utf8(id), REPLAY_TTL)) == 1L;
+        return (Long) transport.run("cancel", CANCEL, cKeys, List.of(utf8(id), REPLAY_TTL, transport.shardedFlag()))
+                == 1L;
     }
 
     /**
@@ -412,8 +414,9 @@ public final class QueueScripts {
      * @param lastError its last error, empty when none
      * @param score its due time, visibility deadline or time of death (by state), epoch ms; -1 when missing
      * @param progress its progress value ({@code <attempt>|<ms>|<percent>|<note>}, progress.lua), empty when none
+     * @param heldForKey true when the job is due but held back for its concurrency key (keylimits.lua)
      */
-    public record Info(byte[] envelope, String lastError, long score, String progress) {}
+    public record Info(byte[] envelope, String lastError, long score, String progress, boolean heldForKey) {}
 
     /** info.lua: one job, or empty when there is none with this id. */
     public Optional<Info> info(String id) {
@@ -423,7 +426,11 @@ public final class QueueScripts {
             return Optional.empty();
         }
         return Optional.of(new Info(
-                (byte[]) reply.get(0), text((byte[]) reply.get(1)), (Long) reply.get(2), text((byte[]) reply.get(3))));
+                (byte[]) reply.get(0),
+                text((byte[]) reply.get(1)),
+                (Long) reply.get(2),
+                text((byte[]) reply.get(3)),
+                reply.size() > 4 && (Long) reply.get(4) == 1L));
     }
 
     /**

@@ -6,7 +6,9 @@
 -- KEYS[4] the replay record of this call (replay.lua; deleted after ARGV[1] ms)
 -- KEYS[5] stats hash: field 'acked' counts the jobs deleted here (one HINCRBY per call)
 -- ARGV[1] how long the replay record lives, ms
--- ARGV[2..] pairs: job id 1, receipt 1, job id 2, receipt 2, ... (at most 500 pairs per call)
+-- ARGV[2] '1' to publish with SPUBLISH (Redis 7.0+ cluster), else PUBLISH: the wake notice when an acked job with
+--         a concurrency key lets held jobs of its key back to due (keylimits.lua; on the channel <prefix>wake)
+-- ARGV[3..] pairs: job id 1, receipt 1, job id 2, receipt 2, ... (at most 500 pairs per call)
 -- returns {result 1, result 2, ...} in pair order: 1 when the job was deleted, 0 when the receipt is stale
 --         (the job was returned to due, redelivered, settled or cancelled since that claim), the job does
 --         not exist, or the same id came earlier in this call
@@ -15,23 +17,29 @@
 -- the record exists the call already ran, and its recorded results are returned, so a resent ack is told
 -- "acked", not "stale", about its own earlier success.
 --@include envelope.lua
+--@include levels.lua
+--@include keylimits.lua
+--@include notice.lua
 --@include progress_field.lua
 --@include replay.lua
+if redis.replicate_commands then redis.replicate_commands() end
 local earlier = replayed(KEYS[4])
 if earlier then return earlier end
-local n = (#ARGV - 1) / 2
+local n = (#ARGV - 2) / 2
 local ids = {}
-for k = 1, n do ids[k] = ARGV[2 * k] end
+for k = 1, n do ids[k] = ARGV[2 * k + 1] end
 local envs = redis.call('HMGET', KEYS[1], unpack(ids))
 local out, members, done = {}, {}, {}
-local acked = {}
+local acked, keyed = {}, {}
 for k = 1, n do
   local id, env, ok = ids[k], envs[k], 0
-  if env and not done[id] and envState(env) == 'f' and envReceipt(env) == ARGV[2 * k + 1] then
+  if env and not done[id] and envState(env) == 'f' and envReceipt(env) == ARGV[2 * k + 2] then
     ok = 1
     done[id] = true
     members[#members + 1] = envMember(env, id)
     acked[#acked + 1] = id
+    local key = envKey(env)
+    if key then keyed[#keyed + 1] = {key, members[#members]} end
   end
   out[k] = ok
 end
@@ -40,5 +48,15 @@ if #acked > 0 then
   redis.call('HDEL', KEYS[1], unpack(acked))
   redis.call('HDEL', KEYS[3], unpack(progressToo(acked)))
   redis.call('HINCRBY', KEYS[5], 'acked', #acked)
+end
+if #keyed > 0 then
+  local t = redis.call('TIME')
+  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  local qp, earliest = queuePrefix(KEYS[1]), nil
+  for _, k in ipairs(keyed) do
+    local due = keyRelease(qp, k[1], k[2], now)
+    if due and (earliest == nil or due < earliest) then earliest = due end
+  end
+  if earliest then notice(ARGV[2], qp .. 'wake', earliest) end
 end
 return recorded(KEYS[4], ARGV[1], out)

@@ -1,8 +1,12 @@
 -- claim: first acks the jobs given in ARGV[6..] (a worker's finished jobs ride along with its next claim),
 -- then returns expired in-flight jobs to due (or to the dead letters once they used their attempts), then
 -- moves up to ARGV[1] due jobs (the highest priority level first, levels.lua; within a level earliest due
--- first, FIFO among equal due times) to in flight with a fresh receipt. Work per call is bounded by ARGV[1] +
--- ARGV[4] + the number of acks (at most 500) + the priority levels in use (at most 9).
+-- first, FIFO among equal due times) to in flight with a fresh receipt. A due job with a concurrency key at its
+-- limit is held aside instead (keylimits.lua) and the claim takes the next due jobs, in at most 5 rounds; a job
+-- of such a key that leaves in flight here (acked, or returned after its visibility timeout) moves the key's next
+-- held jobs back to due. Work per call is bounded by ARGV[1] + ARGV[4] + the number of acks (at most 500) + the
+-- priority levels in use (at most 9); with keys, by 5 * max(ARGV[1], 100) jobs taken and up to 100 held jobs moved
+-- back per keyed job that left.
 --
 -- KEYS[1] due zset of priority 0 (the levels' zsets and the levels key derive from it, levels.lua),
 -- KEYS[2] in-flight zset (score = visibility deadline, epoch ms), KEYS[3] jobs hash,
@@ -29,6 +33,7 @@
 -- The record (cmsgpack: {ack flags, id 1, receipt 1, ...}) is written only when the call acked or claimed.
 --@include envelope.lua
 --@include levels.lua
+--@include keylimits.lua
 --@include progress_field.lua
 --@include replay.lua
 --@include queue_rate.lua
@@ -38,6 +43,7 @@ local nowUs = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local now = math.floor(nowUs / 1000)
 local maxAttempts = tonumber(ARGV[3])
 local FIRST_ACK = 6
+local QP = queuePrefix(KEYS[3])
 
 local function wakeAt(levels)
   local nextDue = earliestDue(KEYS[1], levels, now)
@@ -77,7 +83,7 @@ if #ARGV >= FIRST_ACK then
   local ids = {}
   for k = FIRST_ACK, #ARGV, 2 do ids[#ids + 1] = ARGV[k] end
   local envs = redis.call('HMGET', KEYS[3], unpack(ids))
-  local members, acked, done = {}, {}, {}
+  local members, acked, done, keyed = {}, {}, {}, {}
   for k = 1, #ids do
     local id, env, ok = ids[k], envs[k], 0
     if env and not done[id] and envState(env) == 'f' and envReceipt(env) == ARGV[FIRST_ACK - 1 + 2 * k] then
@@ -85,6 +91,8 @@ if #ARGV >= FIRST_ACK then
       done[id] = true
       members[#members + 1] = envMember(env, id)
       acked[#acked + 1] = id
+      local key = envKey(env)
+      if key then keyed[#keyed + 1] = {key, members[#members]} end
     end
     acks[k] = ok
   end
@@ -93,6 +101,7 @@ if #ARGV >= FIRST_ACK then
     redis.call('HDEL', KEYS[3], unpack(acked))
     redis.call('HDEL', KEYS[5], unpack(progressToo(acked)))
     redis.call('HINCRBY', KEYS[8], 'acked', #acked)
+    for _, k in ipairs(keyed) do keyRelease(QP, k[1], k[2], now) end
   end
 end
 
@@ -115,6 +124,8 @@ for _, member in ipairs(expired) do
       redis.call('HSET', KEYS[3], id, envReset(env, 'w', attempts, i3))
       redis.call('HSET', KEYS[5], id, 'visibility timeout expired on attempt ' .. attempts)
     end
+    local key = keyAt(env, i3 + 1)
+    if key then keyRelease(QP, key, member, now) end
   end
 end
 
@@ -132,44 +143,72 @@ if redis.call('EXISTS', KEYS[9], KEYS[1] .. ':levels') > 0 then
   end
   levels = levelsOf(KEYS[1])
 end
--- highest level first (levels.lua), then level 0; within a level earliest due first, FIFO among equal times
-local due = {}
 local wanted = tonumber(ARGV[1])
--- rate limit per queue (queue_rate.lua): take at most what the limit allows now
+-- rate limit per queue (queue_rate.lua): take at most what the limit allows now; the key rounds below never
+-- claim more than that
 local rateLimit
 wanted, rateLimit = queueRateAllowed(KEYS[10], KEYS[11], nowUs, wanted)
-local function take(key)
-  local got = redis.call('ZRANGEBYSCORE', key, '-inf', now, 'WITHSCORES', 'LIMIT', 0, wanted - #due / 2)
-  if #got == 0 then return end
-  local members = {}
-  for k = 1, #got, 2 do
-    members[#members + 1] = got[k]
-    due[#due + 1] = got[k]
-    due[#due + 1] = got[k + 1]
+local deadline = now + tonumber(ARGV[2])
+-- one round: takes up to n due jobs off their zsets, {member, score, ...}: the highest level first (levels.lua),
+-- then level 0; within a level earliest due first, FIFO among equal times
+local function collect(n)
+  local got = {}
+  local function take(key)
+    local part = redis.call('ZRANGEBYSCORE', key, '-inf', now, 'WITHSCORES', 'LIMIT', 0, n - #got / 2)
+    if #part == 0 then return end
+    local members = {}
+    for k = 1, #part, 2 do
+      members[#members + 1] = part[k]
+      got[#got + 1] = part[k]
+      got[#got + 1] = part[k + 1]
+    end
+    redis.call('ZREM', key, unpack(members))
   end
-  redis.call('ZREM', key, unpack(members))
-end
-for _, level in ipairs(levels) do
-  if #due / 2 >= wanted then break end
-  local key = KEYS[1] .. ':' .. level
-  take(key)
-  if #due / 2 < wanted and redis.call('EXISTS', key) == 0 then redis.call('ZREM', KEYS[1] .. ':levels', level) end
-end
-if #due / 2 < wanted then take(KEYS[1]) end
-if #due > 0 then
-  local count = #due / 2
-  local members, ids = {}, {}
-  for k = 1, count do
-    members[k] = due[2 * k - 1]
-    ids[k] = string.sub(members[k], 13)
+  for _, level in ipairs(levels) do
+    if #got / 2 >= n then break end
+    local key = KEYS[1] .. ':' .. level
+    take(key)
+    if #got / 2 < n and redis.call('EXISTS', key) == 0 then redis.call('ZREM', KEYS[1] .. ':levels', level) end
   end
-  -- the ZREMs in take() are this call's first writes when it acks nothing, on purpose: at maxmemory with
+  if #got / 2 < n then take(KEYS[1]) end
+  return got
+end
+-- the jobs to claim: a job whose concurrency key is at its limit is held (keylimits.lua) and another round takes
+-- the shortfall, at least 100 jobs (a backlog of one key at its limit is set aside in few calls), at most 5 rounds;
+-- a job taken beyond the claim's size goes back where it was, unjudged. A round that holds nothing ends the loop
+-- (jobs without a key: one round, as before keys existed)
+local members, ids, scores, envs = {}, {}, {}, {}
+local keyState = {}
+for round = 1, 5 do
+  local got = collect(round == 1 and wanted or math.max(wanted - #ids, 100))
+  if #got == 0 then break end
+  local gotIds = {}
+  for k = 1, #got, 2 do gotIds[#gotIds + 1] = string.sub(got[k], 13) end
+  local gotEnvs = redis.call('HMGET', KEYS[3], unpack(gotIds))
+  local held = 0
+  for k = 1, #gotIds do
+    local env, member, score = gotEnvs[k], got[2 * k - 1], got[2 * k]
+    local key = env and envKey(env)
+    if #ids >= wanted then
+      if env then addWaiting(KEYS[1], envLevel(env), score, member) end
+    elseif key and not keyAdmit(QP, keyState, key, member, envLevel(env), score, now, deadline) then
+      held = held + 1
+    else
+      members[#members + 1] = member
+      ids[#ids + 1] = gotIds[k]
+      scores[#scores + 1] = score
+      envs[#ids] = env
+    end
+  end
+  if held == 0 or #ids >= wanted then break end
+end
+if #ids > 0 then
+  local count = #ids
+  -- the ZREMs in collect() are this call's first writes when it acks nothing, on purpose: at maxmemory with
   -- noeviction Redis refuses a script whose first write may use memory (INCRBY, HSET, ZADD: "OOM command not
   -- allowed") but lets a script that has written go on, so workers still claim, run and ack (delete) the
   -- stored jobs and can drain the queue
   local receipt = redis.call('INCRBY', KEYS[6], count) - count
-  local deadline = now + tonumber(ARGV[2])
-  local envs = redis.call('HMGET', KEYS[3], unpack(ids))
   local errors = redis.call('HMGET', KEYS[5], unpack(ids))
   local fields, scored = {}, {}
   for k = 1, count do
@@ -179,7 +218,7 @@ if #due > 0 then
       receipt = receipt + 1
       -- a job scheduled before 1970 (score 0) keeps its requested due time
       local updated = string.sub(env, 1, 12) .. 'f' .. (attempts + 1) .. '|' .. string.format('%x', receipt)
-        .. '|' .. (requested ~= '' and requested or due[2 * k]) .. string.sub(env, i3)
+        .. '|' .. (requested ~= '' and requested or scores[k]) .. string.sub(env, i3)
       fields[#fields + 1] = ids[k]
       fields[#fields + 1] = updated
       scored[#scored + 1] = deadline
@@ -202,5 +241,5 @@ if #claimed > 1 or #acks > 0 then
 end
 out[2] = wakeAt(levels)
 -- rate limit per queue: charge the jobs taken; a cut claim wakes no earlier than the next slot
-out[2] = queueRateSpent(KEYS[11], nowUs, rateLimit, #due / 2, out[2])
+out[2] = queueRateSpent(KEYS[11], nowUs, rateLimit, #ids, out[2])
 return out

@@ -29,6 +29,10 @@
 --         replaced, the job is in flight (claimed: never replaced under its runner), 4 = not replaced, the job is
 --         dead (due ms nil for 3 and 4); a due time before 1970 is reported as requested
 --
+-- A job may carry a concurrency key in its payload field (keylimits.lua); a new job is stored as any other. A
+-- replace of a job held back for its key first puts it back in its due zset (the next claim judges it again);
+-- a replace that changes a waiting job's key lets the old key's held jobs back to due while it has free slots.
+--
 -- Replace keeps the job's seq (its place among equal due times), attempts and last error; it writes the
 -- envelope and, for a new due time, the zset score, and publishes when the job becomes the earliest. A job
 -- without a second mode letter never reaches this code: the existence check it already does decides.
@@ -38,6 +42,7 @@
 -- caller id is told "added", not "duplicate", about its own earlier insert.
 --@include envelope.lua
 --@include levels.lua
+--@include keylimits.lua
 --@include notice.lua
 --@include replay.lua
 if redis.replicate_commands then redis.replicate_commands() end
@@ -60,6 +65,10 @@ end
 
 local function current(id, env)
   local score = redis.call('ZSCORE', levelKey(KEYS[1], envLevel(env)), envMember(env, id))
+  if not score and envState(env) == 'w' then
+    local key = envKey(env)
+    if key then score = keyHeldDue(queuePrefix(KEYS[2]), key, envMember(env, id)) end
+  end
   if not score then return false end
   local _, _, _, requested = envSplit(env)
   return tonumber(requested ~= '' and requested or score)
@@ -82,6 +91,8 @@ local function replace(id, mode, ms, payload)
   local what = string.sub(mode, 2, 2)
   local attempts, receipt, i3, requested = envSplit(env)
   local member = envMember(env, id)
+  local oldKey = keyAt(env, i3 + 1)
+  if oldKey then keyUnhold(queuePrefix(KEYS[2]), oldKey, member) end
   local level = levelAt(env, i3 + 1)
   -- a new payload brings its own priority (its 0x1F prefix, or none: 0); a new due time alone keeps it
   local newLevel = what == 't' and level or levelAt(payload, 1)
@@ -103,6 +114,10 @@ local function replace(id, mode, ms, payload)
   end
   local tail = what == 't' and string.sub(env, i3 + 1) or payload
   redis.call('HSET', KEYS[2], id, string.sub(env, 1, 13) .. attempts .. '|' .. receipt .. '|' .. requested .. '|' .. tail)
+  if oldKey and oldKey ~= keyAt(tail, 1) then
+    local moved = keyRelease(queuePrefix(KEYS[2]), oldKey, nil, now)
+    if moved then publish(moved) end
+  end
   return 2, shown
 end
 

@@ -11,11 +11,14 @@
 --         'u' undecodable payload); when it used its attempts the cause is 'a'
 -- ARGV[9] how long the replay record lives, ms
 -- returns 0 stale receipt or no such job, 1 due again at now + delay, 2 moved to the dead letters
+-- A job with a concurrency key frees its slot and lets the key's next held jobs back to due (keylimits.lua), with
+-- a wake notice.
 --
 -- Replay: a resend of this call (same KEYS[7]) after a lost reply returns the first try's result, so a nack or
 -- deadLetter whose reply was lost is told "settled", not "stale", about its own earlier success.
 --@include envelope.lua
 --@include levels.lua
+--@include keylimits.lua
 --@include notice.lua
 --@include replay.lua
 if redis.replicate_commands then redis.replicate_commands() end
@@ -32,11 +35,18 @@ local member = envMember(env, id)
 local maxAttempts = tonumber(ARGV[5])
 redis.call('ZREM', KEYS[2], member)
 redis.call('HSET', KEYS[5], id, ARGV[3])
+local key = keyAt(env, i3 + 1)
+local function release()
+  if not key then return end
+  local moved = keyRelease(queuePrefix(KEYS[1]), key, member, now)
+  if moved then notice(ARGV[7], ARGV[6], moved) end
+end
 if maxAttempts == 0 or attempts >= maxAttempts then
   redis.call('ZADD', KEYS[4], now, member)
   local cause = maxAttempts == 0 and (ARGV[8] or 'd') or 'a'
   redis.call('HSET', KEYS[1], id, envReset(env, 'x', attempts, i3, cause))
   redis.call('HINCRBY', KEYS[6], 'dead', 1)
+  release()
   return recorded(KEYS[7], ARGV[9], 2)
 end
 local due = now + tonumber(ARGV[4])
@@ -46,4 +56,5 @@ local head = redis.call('ZRANGE', levelKey(KEYS[3], level), 0, 0, 'WITHSCORES')
 addWaiting(KEYS[3], level, due, member)
 redis.call('HSET', KEYS[1], id, envReset(env, 'w', attempts, i3))
 if not head[2] or due < tonumber(head[2]) then notice(ARGV[7], ARGV[6], due) end
+release()
 return recorded(KEYS[7], ARGV[9], 1)

@@ -8,11 +8,14 @@
 -- ARGV[7] '1' to publish with SPUBLISH (Redis 7.0+ cluster), else PUBLISH, ARGV[8] how long the replay record
 -- lives, ms
 -- returns 1 when rescheduled, 0 when the receipt is stale or the job does not exist
+-- A job with a concurrency key keeps it (also with a new payload), frees its slot and lets the key's next held
+-- jobs back to due (keylimits.lua), with a wake notice.
 --
 -- Replay: a resend of this call (same KEYS[4]) after a lost reply returns the first try's result, so a
 -- reschedule or give back whose reply was lost is told "rescheduled", not "stale".
 --@include envelope.lua
 --@include levels.lua
+--@include keylimits.lua
 --@include notice.lua
 --@include replay.lua
 if redis.replicate_commands then redis.replicate_commands() end
@@ -30,9 +33,10 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local member = envMember(env, id)
 local payload
 local level = levelAt(env, i3 + 1)
+local key, rest = keyAt(env, i3 + 1)
 if ARGV[5] == '1' then
-  -- the job keeps its priority: the new payload field (headers and payload) goes behind its level prefix
-  payload = (level > 0 and string.sub(env, i3 + 1, i3 + 2) or '') .. ARGV[6]
+  -- the job keeps its priority and key: the new payload field (headers and payload) goes behind their prefixes
+  payload = string.sub(env, i3 + 1, rest - 1) .. ARGV[6]
 else
   payload = string.sub(env, i3 + 1)
 end
@@ -43,4 +47,8 @@ redis.call('ZREM', KEYS[2], member)
 addWaiting(KEYS[3], level, due, member)
 redis.call('HSET', KEYS[1], id, string.sub(env, 1, 12) .. 'w' .. attempts .. '|||' .. payload)
 if not head[2] or due < tonumber(head[2]) then notice(ARGV[7], ARGV[4], due) end
+if key then
+  local moved = keyRelease(queuePrefix(KEYS[1]), key, member, now)
+  if moved then notice(ARGV[7], ARGV[4], moved) end
+end
 return recorded(KEYS[4], ARGV[8], 1)

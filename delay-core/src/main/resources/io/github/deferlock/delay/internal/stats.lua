@@ -5,7 +5,8 @@
 -- returns {now ms, waiting (ZCARD due and its levels: scheduled ones included), due now (score <= now), in flight, dead,
 --          earliest due ms or -1 when no job waits, enqueued, acked, dead-lettered, paused since ms or -1 when
 --          not paused}; enqueued, acked and dead-lettered are the monotonic counters of the stats hash (0 when
---          never incremented)
+--          never incremented); waiting and due now count the jobs held back for their concurrency key too
+--          (the stats hash's gauge 'held', keylimits.lua: they are due), the earliest due time does not
 --@include envelope.lua
 --@include levels.lua
 local t = redis.call('TIME')
@@ -17,7 +18,9 @@ for _, level in ipairs(levels) do
   waiting = waiting + redis.call('ZCARD', KEYS[1] .. ':' .. level)
   dueNow = dueNow + redis.call('ZCOUNT', KEYS[1] .. ':' .. level, '-inf', now)
 end
-local counters = redis.call('HMGET', KEYS[4], 'enqueued', 'acked', 'dead')
+local counters = redis.call('HMGET', KEYS[4], 'enqueued', 'acked', 'dead', 'held')
+local held = tonumber(counters[4] or 0)
+waiting, dueNow = waiting + held, dueNow + held
 local paused = redis.call('GET', KEYS[5])
 return {now, waiting, dueNow,
   redis.call('ZCARD', KEYS[2]), redis.call('ZCARD', KEYS[3]), head or -1,

@@ -53,6 +53,25 @@ final class EnvelopeTest {
     }
 
     @Test
+    void parse_envelopeWithPriorityKeyAndHeaders_readsEachPart() {
+        Map<String, String> headers = Map.of("h", "v");
+        String key = "t:1|\u00e4\u0000{x}";
+        byte[] raw = envelope("00000000002aw0|||", HeaderCodec.tail(7, key, headers, utf8("{\"n\":1}")));
+        Envelope env = Envelope.parse(raw);
+        assertThat(env.priority()).isEqualTo(7);
+        assertThat(env.key()).isEqualTo(key);
+        assertThat(env.headers()).containsExactlyEntriesOf(headers);
+        assertThat(env.payloadText()).isEqualTo("{\"n\":1}");
+
+        Envelope keyOnly = Envelope.parse(envelope("00000000002aw0|||", HeaderCodec.tail(0, "k", Map.of(), utf8("1"))));
+        assertThat(keyOnly.priority()).isZero();
+        assertThat(keyOnly.key()).isEqualTo("k");
+        assertThat(keyOnly.headers()).isEmpty();
+        assertThat(keyOnly.payloadText()).isEqualTo("1");
+        assertThat(Envelope.parse(utf8("00000000002aw0|||{}")).key()).isNull();
+    }
+
+    @Test
     void tail_withoutHeaders_isThePayloadItself_soOldReadersSeeNoChange() {
         byte[] payload = utf8("{\"a\":1}");
         assertThat(HeaderCodec.tail(Map.of(), payload)).isSameAs(payload);

@@ -4,7 +4,8 @@
 -- Returns: {total, id, envelope head, payload start, payload length, last error or '', died ms, ...}
 -- A dead member is <12 hex seq><id>. The envelope head is <seq><state><attempts>|<receipt>|<due ms>| (docs/
 -- queue-keys.md); a header block (0x1E, its decimal length, ':', the block) between it and the payload JSON is
--- skipped, and a priority prefix (0x1F and a digit) before it. An envelope that is gone or malformed gives an empty head.
+-- skipped, and a priority prefix (0x1F and a digit) and a concurrency key (0x1D, its decimal length, ':', the key;
+-- keylimits.lua in delay-core) before it. An envelope that is gone or malformed gives an empty head.
 local function parts(env)
   local p = 0
   for _ = 1, 3 do
@@ -16,6 +17,12 @@ local function parts(env)
   local s = p + 1
   if string.byte(env, s) == 31 then -- a priority above 0: 0x1F and its digit (levels.lua in delay-core)
     s = s + 2
+  end
+  if string.byte(env, s) == 29 then -- a concurrency key (keylimits.lua in delay-core)
+    local digits = string.match(env, '^%d+', s + 1)
+    if digits then
+      s = s + 1 + #digits + 1 + tonumber(digits)
+    end
   end
   if string.byte(env, s) == 30 then
     local digits = string.match(env, '^%d+', s + 1)

@@ -4,7 +4,7 @@
 -- Returns: {} when there is no job, else {envelope head, payload start, payload length}; the head is
 -- <seq><state><attempts>|<receipt>|<due ms>| (docs/queue-keys.md), empty when malformed; a header block
 -- (0x1E, its decimal length, ':', the block) before the payload JSON is skipped, and a priority prefix (0x1F
--- and a digit) before it.
+-- and a digit) and a concurrency key (0x1D, its decimal length, ':', the key; keylimits.lua) before it.
 local env = redis.call('HGET', KEYS[1], ARGV[1])
 if not env then
   return {}
@@ -19,6 +19,12 @@ end
 local s = p + 1
 if string.byte(env, s) == 31 then -- a priority above 0: 0x1F and its digit (levels.lua in delay-core)
   s = s + 2
+end
+if string.byte(env, s) == 29 then -- a concurrency key (keylimits.lua in delay-core)
+  local digits = string.match(env, '^%d+', s + 1)
+  if digits then
+    s = s + 1 + #digits + 1 + tonumber(digits)
+  end
 end
 if string.byte(env, s) == 30 then
   local digits = string.match(env, '^%d+', s + 1)

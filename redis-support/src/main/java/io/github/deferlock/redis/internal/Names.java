@@ -28,7 +28,9 @@ public final class Names {
         /** A message id of a conflict-aware handler (lock-retry-integration). */
         MESSAGE_ID("message id", 400, false),
         /** A recurring schedule's id (delay-core); with a slot's time it makes the job ids it fires. */
-        SCHEDULE_ID("schedule id", 200, false);
+        SCHEDULE_ID("schedule id", 200, false),
+        /** A queue job's concurrency key (delay-core): a suffix of the keys that count its running and held jobs. */
+        CONCURRENCY_KEY("concurrency key", 128, false);
 
         private final String label;
         private final int maxBytes;
