@@ -286,6 +286,8 @@ public final class Bench {
         g.add(new Group("open-loop acquire", "lock.openloop.", lock::openLoop));
         g.add(new Group("enqueue", "queue.enqueue.", queue::enqueue));
         g.add(new Group("drain at concurrency 8", "queue.drain.", queue::drain));
+        g.add(new Group(
+                "drain at concurrency 8 with limits not reached", "queue.drain.t8.limited", queue::drainLimited));
         g.add(new Group("open-loop enqueue", "queue.openloop.", queue::openLoop));
         g.add(new Group("lateness", "queue.lateness.", queue::lateness));
         g.add(new Group("idle cost", "queue.idle.", queue::idle));

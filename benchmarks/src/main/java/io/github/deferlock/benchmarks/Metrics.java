@@ -127,6 +127,22 @@ final class Metrics {
                 "µs/job",
                 "redis-server CPU per drained job (INFO cpu delta)",
                 Sides.CONSUMING));
+        m.add(higher(
+                "queue.drain.t8.limited",
+                "jobs/s",
+                "queue.drain.t8 on deferlock with a rate limit and concurrency keys configured but never reached",
+                QueueRuns.LIMITED_SIDES,
+                ratio(QueueRuns.UNLIMITED, 0.9)));
+        m.add(lower(
+                "queue.drain.t8.limited.commands",
+                "commands/job",
+                "server-executed commands per drained job with the limits (INFO commandstats delta)",
+                QueueRuns.LIMITED_SIDES));
+        m.add(lower(
+                "queue.drain.t8.limited.redisCpu",
+                "µs/job",
+                "redis-server CPU per drained job with the limits (INFO cpu delta)",
+                QueueRuns.LIMITED_SIDES));
         openLoop(m, "queue.openloop", "enqueue", Sides.OPEN_QUEUES, REDISSON);
         for (int r : DUE_RATES) {
             String p = "queue.lateness." + r + ".";
