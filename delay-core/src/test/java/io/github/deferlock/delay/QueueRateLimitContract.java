@@ -19,11 +19,11 @@ abstract class QueueRateLimitContract extends TopologyContract {
     private static final int RATE = 100;
     private static final int BURST = 5; // QueueRateLimit.of's default for 100: 100 / 20
     /**
-     * A start is timed by the client's clock when its claim's reply came (the job's visibleUntil less the
-     * visibility timeout), a little after the server's decision: a reply that came late can move a start into a
-     * later window. The bound asserted is rate + burst - 1 plus this measurement slack.
+     * A start is timed by the server: its claim's visibility deadline (the in-flight zset's score, server ms, read
+     * by the handler through {@code get}) less the visibility timeout. Milliseconds floor the server's microseconds,
+     * so two starts 1 s apart may look 999 ms apart: the bound asserted is rate + burst - 1 plus this one.
      */
-    private static final int MEASUREMENT_SLACK = 3;
+    private static final int MEASUREMENT_SLACK = 1;
 
     private record Start(long nanos, int attempt) {}
 
@@ -98,8 +98,9 @@ abstract class QueueRateLimitContract extends TopologyContract {
         ConcurrentLinkedQueue<Start> starts = new ConcurrentLinkedQueue<>();
         Duration visibility = q.visibilityTimeout();
         JobHandler<Msg> handler = job -> {
-            java.time.Instant claimed = job.visibleUntil().minus(visibility);
-            starts.add(new Start(claimed.getEpochSecond() * 1_000_000_000L + claimed.getNano(), job.attempts()));
+            long deadlineMs =
+                    q.get(job.id()).orElseThrow().visibleUntil().orElseThrow().toEpochMilli();
+            starts.add(new Start((deadlineMs - visibility.toMillis()) * 1_000_000L, job.attempts()));
         };
         try (UnifiedJedis second = deployment.newClient()) {
             DelayQueue<Msg> q2 =

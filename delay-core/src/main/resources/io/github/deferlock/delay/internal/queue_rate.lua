@@ -20,13 +20,14 @@ local function queueRateAllowed(limitKey, stateKey, nowUs, wanted)
 end
 
 -- Records the `started` jobs of this claim against the limit and returns `wake` (epoch ms, -1 none) moved to no
--- earlier than the next start the limit allows. A worker whose claim the limit cut sleeps half a burst longer,
--- (burst - 1) / 2 emission intervals, so that its next claim takes several slots at once instead of racing the
--- other workers for each single slot; the burst keeps the slots that open meanwhile, so the rate is kept.
+-- earlier than the next start the limit allows. A worker whose claim the limit cut sleeps a quarter of a burst
+-- longer, (burst - 1) / 4 emission intervals, so that its next claim takes several slots at once instead of racing
+-- the other workers for each single slot; the burst keeps the slots that open meanwhile, so the rate is kept as
+-- long as some worker claims within the other three quarters (a worker late by more loses slots).
 local function queueRateSpent(stateKey, nowUs, limit, started, wake)
   if not limit then return wake end
   local retry = gcra_spend(stateKey, nowUs, limit.period, limit.burst, limit.tat, started, limit.stateCut)
-  if limit.cut then retry = retry + math.floor((limit.burst - 1) / 2) * limit.period end
+  if limit.cut then retry = retry + math.floor((limit.burst - 1) / 4) * limit.period end
   local slot = math.ceil((nowUs + retry) / 1000)
   if wake >= 0 and wake < slot then return slot end
   return wake

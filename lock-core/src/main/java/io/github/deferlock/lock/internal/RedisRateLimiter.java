@@ -95,13 +95,13 @@ public final class RedisRateLimiter implements RateLimiter {
 
     @Override
     public RateAttempt tryAcquire(Duration wait) {
-        return attempt(LockConfig.checkWait(wait).toNanos()).attempt;
+        return attempt(nanos(wait)).attempt;
     }
 
     @Override
     public <T> T withRateLimit(Duration wait, Callable<T> body) {
         Require.notNull("body", body);
-        Tries tries = attempt(LockConfig.checkWait(wait).toNanos());
+        Tries tries = attempt(nanos(wait));
         if (!tries.attempt.granted()) {
             throw new RateLimitedException(
                     name, limit, tries.calls, Duration.ofNanos(tries.waitedNanos), tries.attempt.retryAfter());
@@ -112,6 +112,16 @@ public final class RedisRateLimiter implements RateLimiter {
             throw e;
         } catch (Exception e) {
             throw new CompletionException(e);
+        }
+    }
+
+    /** The wait in nanoseconds, saturated (a wait of centuries is "forever"). */
+    private static long nanos(Duration wait) {
+        LockConfig.checkWait(wait);
+        try {
+            return wait.toNanos();
+        } catch (ArithmeticException e) {
+            return Long.MAX_VALUE;
         }
     }
 
