@@ -166,7 +166,7 @@ public final class ConcurrencyKeys {
     }
 
     private void set(byte[] field, int max, String key) {
-        Require.within(key == null ? "limit" : "limit of key '" + key + "'", max, 1, MAX_LIMIT);
+        Require.within(key == null ? "limit" : "limit of key " + Names.show(key), max, 1, MAX_LIMIT);
         byte[] value = Integer.toString(max).getBytes(StandardCharsets.US_ASCII);
         transport.call("limit", () -> transport.redis().hset(keys.keyLimits(), field, value));
     }

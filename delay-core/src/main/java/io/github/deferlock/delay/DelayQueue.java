@@ -49,7 +49,10 @@ import redis.clients.jedis.UnifiedJedis;
  * #resume()}, enqueues go on), and an enqueue can replace a waiting job of the same id or debounce it ({@link
  * NewJob#replacing}, {@link NewJob#debounce}). Jobs may carry a priority ({@link NewJob#withPriority}, 0 to {@link
  * #MAX_PRIORITY}): among due jobs the highest is claimed first, equal ones in due order; and a handler may report
- * its progress ({@link Job#progress(int, String)}), which {@link #get(String)} and the ops tools show.
+ * its progress ({@link Job#progress(int, String)}), which {@link #get(String)} and the ops tools show. Jobs may carry
+ * a concurrency key ({@link NewJob#withConcurrencyKey}): with a limit set ({@link #concurrencyKeys()}), at most that
+ * many jobs of one key are claimed at once, across every process; the others wait, held aside, until a job of their
+ * key ends.
  *
  * <p>Every state change is one Lua script call on keys that share the hash tag {@code {name}} (see
  * docs/queue-keys.md), so a queue works the same on standalone Redis, Sentinel and Cluster. Payloads are

@@ -14,8 +14,9 @@ import java.util.Objects;
  * queue's scripts themselves, so every client and worker of the queue is counted, whichever process it runs in.
  *
  * @param queue the queue name
- * @param waiting jobs in the due set, including those scheduled for later
- * @param due jobs whose due time has come (a subset of {@code waiting}): the backlog
+ * @param waiting jobs in the due set, including those scheduled for later and those held back for their
+ *     concurrency key ({@link DelayQueue#concurrencyKeys()})
+ * @param due jobs whose due time has come (a subset of {@code waiting}, held jobs included): the backlog
  * @param inFlight jobs claimed by a worker and not yet settled
  * @param dead dead letters held now
  * @param oldestDueAge how long the earliest due job has been due; zero when none is due

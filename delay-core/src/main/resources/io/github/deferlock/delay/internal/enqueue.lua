@@ -31,7 +31,7 @@
 --
 -- A job may carry a concurrency key in its payload field (keylimits.lua); a new job is stored as any other. A
 -- replace of a job held back for its key first puts it back in its due zset (the next claim judges it again);
--- a replace that changes a waiting job's key lets the old key's held jobs back to due while it has free slots.
+-- a replace of a waiting keyed job lets the key's held jobs back to due while it has free slots.
 --
 -- Replace keeps the job's seq (its place among equal due times), attempts and last error; it writes the
 -- envelope and, for a new due time, the zset score, and publishes when the job becomes the earliest. A job
@@ -114,7 +114,9 @@ local function replace(id, mode, ms, payload)
   end
   local tail = what == 't' and string.sub(env, i3 + 1) or payload
   redis.call('HSET', KEYS[2], id, string.sub(env, 1, 13) .. attempts .. '|' .. receipt .. '|' .. requested .. '|' .. tail)
-  if oldKey and oldKey ~= keyAt(tail, 1) then
+  if oldKey then
+    -- a job let back to due that is replaced (a new key, or a later due time) may be the one its key's held jobs
+    -- wait for: let them back while the key has free slots (a surplus is held again by the next claim)
     local moved = keyRelease(queuePrefix(KEYS[2]), oldKey, nil, now)
     if moved then publish(moved) end
   end
