@@ -241,6 +241,9 @@ public final class Bench {
             Results all = prefix == null ? new Results() : Results.read(json);
             all.overlay(fresh);
             all.write(json);
+            // the page and the README come from results.json as written (its values rounded), so that
+            // --render-only and ReadmeFiguresTest render the very same text
+            all = Results.read(json);
             Report.write(md, all);
             Report.writeReadme(out.resolve("README.md"), all);
             Progress.line(
