@@ -189,8 +189,13 @@ public final class Bench {
             Progress.line("noise at start: %s", run.get("noiseStart"));
             boolean ok = true;
             Noise.During during = new Noise.During(run.putObject("noiseDuring"), java.time.Duration.ofSeconds(5));
-            for (Group g : groups(redis, settings, fresh, prefix == null ? null : Results.read(json))) {
-                if (prefix != null && !g.prefix().startsWith(prefix) && !prefix.startsWith(g.prefix())) {
+            List<Group> groups = groups(redis, settings, fresh, prefix == null ? null : Results.read(json));
+            List<String> prefixes = groups.stream().map(Group::prefix).toList();
+            for (Group g : groups) {
+                if (prefix != null
+                        && Metrics.ALL.stream()
+                                .noneMatch(m ->
+                                        m.id().startsWith(prefix) && g.prefix().equals(owner(m.id(), prefixes)))) {
                     continue;
                 }
                 Progress.line("== %s", g.name());
@@ -207,7 +212,7 @@ public final class Bench {
                 }
                 java.util.Map<String, String> failed = Rounds.takeFailures();
                 for (Metric m : Metrics.ALL) {
-                    if (!m.id().startsWith(g.prefix())) {
+                    if (!g.prefix().equals(owner(m.id(), prefixes))) {
                         continue;
                     }
                     for (String side : m.sides()) {
@@ -236,6 +241,9 @@ public final class Bench {
             Results all = prefix == null ? new Results() : Results.read(json);
             all.overlay(fresh);
             all.write(json);
+            // the page and the README come from results.json as written (its values rounded), so that
+            // --render-only and ReadmeFiguresTest render the very same text
+            all = Results.read(json);
             Report.write(md, all);
             Report.writeReadme(out.resolve("README.md"), all);
             Progress.line(
@@ -265,12 +273,15 @@ public final class Bench {
         FaultRuns fault = new FaultRuns(redis, s, r);
         ConflictRuns conflict = new ConflictRuns(redis, s, r);
         AdapterRuns adapter = new AdapterRuns(redis, s, r);
+        KeyLimitRuns keyLimits = new KeyLimitRuns(redis, s, r);
         List<Group> g = new ArrayList<>();
         g.add(new Group("physical limits (redis-benchmark)", "limits.", () -> {
             for (int i = 1; i <= s.rounds(); i++) {
                 Limits.run(redis, s.benchmarkRequests(), r);
             }
         }));
+        g.add(new Group("permits, 8 threads on one name with 4 permits", "limits.permits.", keyLimits::permits));
+        g.add(new Group("rate limiter accuracy and throughput", "limits.rate.", keyLimits::rate));
         g.add(new Group("uncontended lock, 1 thread", "lock.uncontended.t1", () -> lock.uncontended(1)));
         g.add(new Group("uncontended lock, 8 threads", "lock.uncontended.t8", () -> lock.uncontended(8)));
         g.add(new Group("contended lock, 1 JVM × 8 threads", "lock.contended.1jvm", lock::contendedOneJvm));
@@ -278,6 +289,8 @@ public final class Bench {
         g.add(new Group("open-loop acquire", "lock.openloop.", lock::openLoop));
         g.add(new Group("enqueue", "queue.enqueue.", queue::enqueue));
         g.add(new Group("drain at concurrency 8", "queue.drain.", queue::drain));
+        g.add(new Group(
+                "drain at concurrency 8 with limits not reached", "queue.drain.t8.limited", queue::drainLimited));
         g.add(new Group("open-loop enqueue", "queue.openloop.", queue::openLoop));
         g.add(new Group("lateness", "queue.lateness.", queue::lateness));
         g.add(new Group("idle cost", "queue.idle.", queue::idle));
@@ -291,6 +304,21 @@ public final class Bench {
         g.add(new Group("Kafka adapter, 10% hot keys", AdapterRuns.id("kafka"), adapter::kafka));
         g.add(new Group("Redis Streams adapter, 10% hot keys", AdapterRuns.id("streams"), adapter::streams));
         return g;
+    }
+
+    /**
+     * The group prefix that measures {@code id}: the longest of {@code prefixes} it starts with (so {@code
+     * limits.permits.t8} belongs to {@code limits.permits.}, not to the redis-benchmark group {@code limits.}), or
+     * null. {@code --only P} runs the groups that own at least one id starting with P.
+     */
+    static String owner(String id, List<String> prefixes) {
+        String best = null;
+        for (String p : prefixes) {
+            if (id.startsWith(p) && (best == null || p.length() > best.length())) {
+                best = p;
+            }
+        }
+        return best;
     }
 
     private static String value(String[] args, int i, String name) {

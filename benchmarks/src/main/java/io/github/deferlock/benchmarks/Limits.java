@@ -193,7 +193,7 @@ final class Limits {
                                     "\"" + "x".repeat(98) + "\"");
                         case "claim" ->
                             List.of(
-                                    "8",
+                                    "11",
                                     "rb:e:due",
                                     "rb:e:fl",
                                     "rb:e:jobs",
@@ -202,6 +202,9 @@ final class Limits {
                                     "rb:e:seq",
                                     "rb:e:replay",
                                     "rb:e:stats",
+                                    "rb:e:paused",
+                                    "rb:e:rate-limit",
+                                    "rb:e:rate",
                                     "10",
                                     "30000",
                                     "5",

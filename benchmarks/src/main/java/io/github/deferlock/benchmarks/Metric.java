@@ -19,8 +19,15 @@ record Metric(
         return higherIsBetter ? "higher" : "lower";
     }
 
-    /** The group of the id: the text before its first dot ({@code lock}, {@code queue}, ...). */
+    /**
+     * The group of the id: the text before its first dot ({@code lock}, {@code queue}, ...), except the permits
+     * and rate-limit ids of issue 32 ({@code limits.permits.*}, {@code limits.rate.*}), which are {@code
+     * limits.keys} and not the physical limits of {@code redis-benchmark}.
+     */
     String group() {
+        if (id.startsWith("limits.permits.") || id.startsWith("limits.rate.")) {
+            return "limits.keys";
+        }
         return id.substring(0, id.indexOf('.'));
     }
 

@@ -11,6 +11,7 @@ import static io.github.deferlock.benchmarks.Sides.HOLD_CEILING;
 import static io.github.deferlock.benchmarks.Sides.RAW;
 import static io.github.deferlock.benchmarks.Sides.RAW_FENCED;
 import static io.github.deferlock.benchmarks.Sides.REDISSON;
+import static io.github.deferlock.benchmarks.Sides.REDISSON_TUNED;
 import static io.github.deferlock.benchmarks.Sides.REDIS_BENCHMARK;
 
 import java.util.ArrayList;
@@ -126,6 +127,22 @@ final class Metrics {
                 "µs/job",
                 "redis-server CPU per drained job (INFO cpu delta)",
                 Sides.CONSUMING));
+        m.add(higher(
+                "queue.drain.t8.limited",
+                "jobs/s",
+                "queue.drain.t8 on deferlock with a rate limit and concurrency keys configured but never reached",
+                QueueRuns.LIMITED_SIDES,
+                ratio(QueueRuns.UNLIMITED, 0.9)));
+        m.add(lower(
+                "queue.drain.t8.limited.commands",
+                "commands/job",
+                "server-executed commands per drained job with the limits (INFO commandstats delta)",
+                QueueRuns.LIMITED_SIDES));
+        m.add(lower(
+                "queue.drain.t8.limited.redisCpu",
+                "µs/job",
+                "redis-server CPU per drained job with the limits (INFO cpu delta)",
+                QueueRuns.LIMITED_SIDES));
         openLoop(m, "queue.openloop", "enqueue", Sides.OPEN_QUEUES, REDISSON);
         for (int r : DUE_RATES) {
             String p = "queue.lateness." + r + ".";
@@ -208,10 +225,52 @@ final class Metrics {
                     List.of(DEFERLOCK),
                     absolute(0.9)));
         }
+        keyLimits(m);
         for (Limits.Probe p : Limits.PROBES) {
             m.add(higher(p.id(), "ops/s", p.description(), List.of(REDIS_BENCHMARK)));
         }
         return List.copyOf(m);
+    }
+
+    /** Issue 32: permits against Redisson's RPermitExpirableSemaphore, the rate limiter against RRateLimiter. */
+    private static void keyLimits(List<Metric> m) {
+        String permits = "limits.permits.t" + KeyLimitRuns.THREADS;
+        m.add(higher(
+                permits,
+                "cycles/s",
+                "permit acquire+release, " + KeyLimitRuns.THREADS + " threads on one name with " + KeyLimitRuns.PERMITS
+                        + " permits",
+                KeyLimitRuns.PERMIT_SIDES,
+                ratio(REDISSON, 1),
+                ratio(REDISSON_TUNED, 1)));
+        m.add(lower(
+                permits + ".commands",
+                "commands/cycle",
+                "server-executed commands per permit cycle (INFO commandstats delta, incl. commands inside scripts)",
+                KeyLimitRuns.PERMIT_SIDES));
+        m.add(lower(
+                permits + ".redisCpu",
+                "µs/cycle",
+                "redis-server CPU per permit cycle (INFO cpu used_cpu_user+sys delta)",
+                KeyLimitRuns.PERMIT_SIDES));
+        m.add(lower(
+                "limits.rate.accuracy",
+                "ratio",
+                "a limiter at " + KeyLimitRuns.RATE + "/s polled by " + KeyLimitRuns.THREADS
+                        + " threads: the most starts granted in any 1 s window ÷ the side's documented bound",
+                KeyLimitRuns.RATE_SIDES,
+                absolute(1)));
+        m.add(higher(
+                "limits.rate.throughput",
+                "ratio",
+                "the same runs: starts per second after the first second ÷ the rate (" + KeyLimitRuns.RATE + "/s)",
+                KeyLimitRuns.RATE_SIDES,
+                absolute(0.95)));
+        m.add(lower(
+                "limits.rate.worstWindow",
+                "starts",
+                "the same runs: the most starts whose reply came within one 1 s window, as the callers saw them",
+                KeyLimitRuns.RATE_SIDES));
     }
 
     private static void openLoop(List<Metric> m, String prefix, String op, List<String> sides, String peer) {

@@ -3,6 +3,7 @@ package io.github.deferlock.benchmarks;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.github.deferlock.delay.DelayQueue;
 import io.github.deferlock.delay.NewJob;
+import io.github.deferlock.delay.QueueRateLimit;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -235,6 +236,67 @@ final class QueueRuns {
         results.note(id, Sides.REDISSON_TUNED, "8 threads `poll(32)`, `take()` when empty; tuned client");
         results.note(id, Sides.BULLMQ, "`new Worker(queue, async () => {}, {concurrency: 8})`, completion included");
         results.note(id, Sides.SEED, "8 threads ZRANGEBYSCORE LIMIT 0 1 + ZREM, sleep 500 ms when empty");
+    }
+
+    /** The rate limit of {@code queue.drain.t8.limited}: far above any drain rate here, so never reached. */
+    static final int LIMITED_RATE = 1_000_000;
+    /** Concurrency keys of {@code queue.drain.t8.limited}'s jobs, taken in turn. */
+    static final int LIMITED_KEYS = 100;
+    /** Each concurrency key's limit in {@code queue.drain.t8.limited} (never reached either). */
+    static final int LIMITED_KEY_LIMIT = 100;
+    /** The side with the rate limit only. */
+    static final String LIMITED_RATE_ONLY = "deferlock-rate";
+    /** The side with the concurrency keys only. */
+    static final String LIMITED_KEYS_ONLY = "deferlock-keys";
+    /** The side with neither: queue.drain.t8's deferlock side, measured again in the same rounds. */
+    static final String UNLIMITED = "deferlock-unlimited";
+    /** deferlock's drain with both limits, with the rate limit only, with the key limits only, and with none. */
+    static final List<String> LIMITED_SIDES = List.of(Sides.DEFERLOCK, LIMITED_RATE_ONLY, LIMITED_KEYS_ONLY, UNLIMITED);
+
+    /**
+     * {@code queue.drain.t8.limited}: the drain of {@code queue.drain.t8} on deferlock with a rate limit per queue
+     * and a concurrency limit per key configured that the drain never reaches, against the same drain without
+     * them, in the same rounds.
+     */
+    void drainLimited() {
+        String id = "queue.drain.t8.limited";
+        int n = settings.drainJobs();
+        int warm = Math.max(100, n / 5);
+        QueueRateLimit rate = QueueRateLimit.of(LIMITED_RATE, Duration.ofSeconds(1));
+        Rounds.run(id, settings.rounds(), LIMITED_SIDES, (side, round) -> {
+            redis.flushAll();
+            boolean limitRate = side.equals(Sides.DEFERLOCK) || side.equals(LIMITED_RATE_ONLY);
+            boolean limitKeys = side.equals(Sides.DEFERLOCK) || side.equals(LIMITED_KEYS_ONLY);
+            double[] got;
+            try (Jedis stats = redis.connection();
+                    QueueSide q = new QueueSide.Deferlock(
+                            redis,
+                            "q-limited-" + side,
+                            limitRate ? rate : null,
+                            limitKeys ? LIMITED_KEYS : 0,
+                            LIMITED_KEY_LIMIT)) {
+                drainOnce(q, warm, null);
+                got = drainOnce(q, n, stats);
+            }
+            results.add(id, side, got[0]);
+            results.add(id + ".commands", side, got[1]);
+            results.add(id + ".redisCpu", side, got[2]);
+            Progress.line(
+                    "%-36s %-22s %10s jobs/s, %.2f commands/job",
+                    id, side + " r" + round, Report.number(got[0]), got[1]);
+        });
+        results.note(
+                id,
+                "method",
+                "the workload of queue.drain.t8 (" + n + " due jobs stored first, a warm-up drain of " + warm
+                        + " before, " + DRAIN_CONCURRENCY + " consumers of one `DelayQueueWorker`, empty handler)"
+                        + " on deferlock only; " + settings.rounds() + " round(s), side order shuffled. deferlock:"
+                        + " the queue has a rate limit of " + LIMITED_RATE + " per 1 s (`DelayQueue.rateLimit`,"
+                        + " default burst) and every job carries one of " + LIMITED_KEYS + " concurrency keys in"
+                        + " turn, each limited to " + LIMITED_KEY_LIMIT + " jobs at once"
+                        + " (`concurrencyKeys().limit`); neither limit is reached. deferlock-rate: the rate limit"
+                        + " only; deferlock-keys: the keys only; deferlock-unlimited: neither (queue.drain.t8's"
+                        + " deferlock side, measured again in these rounds)");
     }
 
     /** Stores n due jobs, starts 8 consumers, returns {jobs/s, commands/job, µs CPU/job}. */

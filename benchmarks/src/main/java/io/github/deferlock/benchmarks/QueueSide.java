@@ -3,6 +3,7 @@ package io.github.deferlock.benchmarks;
 import io.github.deferlock.delay.DelayQueue;
 import io.github.deferlock.delay.DelayQueueWorker;
 import io.github.deferlock.delay.NewJob;
+import io.github.deferlock.delay.QueueRateLimit;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -77,10 +78,29 @@ interface QueueSide extends AutoCloseable {
     final class Deferlock implements QueueSide {
         private final RedisClient client;
         private final DelayQueue<String> queue;
+        /** Concurrency keys the added jobs carry in turn ({@code k0}, {@code k1}, ...), or 0 for none. */
+        private final int keys;
+
+        private long added;
 
         Deferlock(Redis redis, String name) {
+            this(redis, name, null, 0, 0);
+        }
+
+        /**
+         * A queue with limits: {@code rate} as its rate limit (null: none); with {@code keys} > 0, every added
+         * job carries one of {@code keys} concurrency keys in turn, each limited to {@code keyLimit} jobs at once.
+         */
+        Deferlock(Redis redis, String name, QueueRateLimit rate, int keys, int keyLimit) {
             client = redis.jedis();
             queue = DelayQueue.builder(client, name, String.class).build();
+            this.keys = keys;
+            if (rate != null) {
+                queue.rateLimit(rate);
+            }
+            if (keys > 0) {
+                queue.concurrencyKeys().limit(keyLimit);
+            }
         }
 
         @Override
@@ -92,7 +112,8 @@ interface QueueSide extends AutoCloseable {
         public void addBulk(List<String> payloads, List<Long> delays) {
             List<NewJob<String>> jobs = new ArrayList<>(payloads.size());
             for (int i = 0; i < payloads.size(); i++) {
-                jobs.add(NewJob.of(payloads.get(i), Duration.ofMillis(delays.get(i))));
+                NewJob<String> job = NewJob.of(payloads.get(i), Duration.ofMillis(delays.get(i)));
+                jobs.add(keys > 0 ? job.withConcurrencyKey("k" + (added++ % keys)) : job);
             }
             queue.enqueueAll(jobs);
         }

@@ -156,6 +156,24 @@ final class Report {
                                     : "")
                     .append(").\n");
             noiseRecord(md, base, "#### Its noise record");
+            for (JsonNode p : run.path("partials")) {
+                md.append("\nThe metric ids starting with `")
+                        .append(p.path("only").asText())
+                        .append("` are from an earlier partial ")
+                        .append(p.path("mode").asText("unknown"))
+                        .append(" run of ")
+                        .append(p.path("date").asText())
+                        .append(" (")
+                        .append(p.path("rounds").asText("?"))
+                        .append(" rounds per side, ")
+                        .append(p.path("seconds").asText("?"))
+                        .append(" s")
+                        .append(
+                                p.hasNonNull("noisy")
+                                        ? "; flagged noisy: " + p.get("noisy").asText()
+                                        : "")
+                        .append("), not from that run.\n");
+            }
         }
 
         md.append("\n## Targets\n\n");
@@ -287,6 +305,7 @@ final class Report {
             case "conflict" -> "Conflict strategies";
             case "adapter" -> "Broker adapters";
             case "limits" -> "Physical limits (redis-benchmark, same run)";
+            case "limits.keys" -> "Permits and rate limits (issue 32)";
             default -> group;
         };
     }
@@ -348,7 +367,8 @@ final class Report {
      * median (µs per operation → operations per second), {@code {{serial:idA|sideA|idB|sideB}}} the rate of the
      * two operations one after the other, 1 ÷ (1/a + 1/b), {@code {{toserial:id|side|idA|sideA|idB|sideB}}} the
      * median of id ÷ that serial rate of A and B, {@code {{cycles:id|side|k}}} k cycles of a rate in
-     * ms (k × 1,000 ÷ the median), {@code {{scale:id|side|f}}} f × the median, {@code {{target:id|i}}} the
+     * ms (k × 1,000 ÷ the median), {@code {{scale:id|side|f}}} f × the median, {@code {{fix:id|side}}} the median
+     * with two decimals (ratios), {@code {{target:id|i}}} the
      * metric's i-th target with its per-round ratio and verdict (k of n rounds met), {@code {{run:field}}} a field
      * of the run's record ({@code run:noisy} renders "not flagged noisy" when the run was quiet). An unknown
      * figure renders as n/a.
@@ -403,6 +423,11 @@ final class Report {
             if (spec.startsWith("cycles:")) {
                 String[] p = spec.substring(7).split("\\|");
                 return number(Double.parseDouble(p[2]) * 1000 / results.median(p[0], p[1]));
+            }
+            if (spec.startsWith("fix:")) {
+                String[] p = spec.substring(4).split("\\|");
+                double v = results.median(p[0], p[1]);
+                return Double.isNaN(v) ? "n/a" : String.format(Locale.ROOT, "%.2f", v);
             }
             if (spec.startsWith("scale:")) {
                 String[] p = spec.substring(6).split("\\|");
@@ -462,7 +487,10 @@ final class Report {
                 if (p.length > 4) {
                     ids.add(p[4]);
                 }
-            } else if (spec.startsWith("inv:") || spec.startsWith("cycles:") || spec.startsWith("scale:")) {
+            } else if (spec.startsWith("inv:")
+                    || spec.startsWith("cycles:")
+                    || spec.startsWith("scale:")
+                    || spec.startsWith("fix:")) {
                 ids.add(spec.substring(spec.indexOf(':') + 1).split("\\|")[0]);
             } else {
                 ids.add(spec.split("\\|")[0]);

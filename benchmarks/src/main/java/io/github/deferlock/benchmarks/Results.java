@@ -260,6 +260,32 @@ final class Results {
             if (fresh.run.has("only") && run.has("date")) {
                 ObjectNode base = run.has("base") ? (ObjectNode) run.get("base") : run.deepCopy();
                 fresh.run.set("base", base);
+                // earlier partial runs whose figures are still on the page: each named with its prefix, so the
+                // report does not credit their figures to the base run
+                ArrayNode partials = fresh.run.putArray("partials");
+                if (run.get("partials") instanceof ArrayNode earlier) {
+                    earlier.forEach(p -> {
+                        if (!p.path("only")
+                                .asText()
+                                .startsWith(fresh.run.get("only").asText())) {
+                            partials.add(p);
+                        }
+                    });
+                }
+                if (run.has("only")
+                        && !run.get("only")
+                                .asText()
+                                .startsWith(fresh.run.get("only").asText())) {
+                    ObjectNode p = partials.addObject();
+                    for (String f : List.of("only", "date", "mode", "rounds", "seconds", "noisy")) {
+                        if (run.hasNonNull(f)) {
+                            p.set(f, run.get(f));
+                        }
+                    }
+                }
+                if (partials.isEmpty()) {
+                    fresh.run.remove("partials");
+                }
             }
             run = fresh.run;
         }

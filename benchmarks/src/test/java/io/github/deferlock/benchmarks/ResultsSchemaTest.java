@@ -178,6 +178,22 @@ final class ResultsSchemaTest {
         fresh2.run().put("date", "2026-11-24 20:00 UTC").put("mode", "full").put("only", "lock.openloop");
         again.overlay(fresh2);
         assertThat(again.run().path("base").path("date").asText()).isEqualTo("2026-11-23 23:00 UTC");
+
+        // a third partial run keeps naming the first two, whose figures are still on the page
+        Results fresh3 = new Results();
+        fresh3.run().put("date", "2026-11-24 21:00 UTC").put("mode", "quick").put("only", "limits.rate");
+        again.overlay(fresh3);
+        assertThat(again.run().path("partials")).hasSize(2);
+        assertThat(Report.render(again))
+                .contains("The metric ids starting with `lock.openloop` are from an earlier partial full run of"
+                        + " 2026-11-24 20:00 UTC");
+
+        // a partial run that re-measures a prefix drops the earlier partial runs of it
+        Results fresh4 = new Results();
+        fresh4.run().put("date", "2026-11-24 22:00 UTC").put("mode", "full").put("only", "lock");
+        again.overlay(fresh4);
+        assertThat(again.run().path("partials")).hasSize(1);
+        assertThat(again.run().path("partials").get(0).path("only").asText()).isEqualTo("limits.rate");
     }
 
     @Test

@@ -56,6 +56,34 @@ abstract class QueueRateLimitContract extends TopologyContract {
     }
 
     @Test
+    void claim_rateLimitAndConcurrencyKeys_bothHold_heldJobsTakeNoStart() {
+        DelayQueue<Msg> q = DelayQueue.builder(redis, "rate-keys", Msg.class).build();
+        q.concurrencyKeys().limit(1);
+        q.rateLimit(QueueRateLimit.of(4, Duration.ofSeconds(100)).withBurst(4)); // 4 starts now, then 1 per 25 s
+        for (int i = 0; i < 6; i++) {
+            q.enqueueJob(NewJob.of("a-" + i, new Msg("a", i), Duration.ZERO).withConcurrencyKey("a"));
+        }
+        for (String k : List.of("b", "c", "d", "e")) {
+            q.enqueueJob(NewJob.of(k, new Msg(k, 0), Duration.ZERO).withConcurrencyKey(k));
+        }
+
+        // key a's limit holds a-1..a-5 aside (no start charged for them); the rate lets 4 of the admissible start
+        List<Job<Msg>> first = q.claim(50);
+        assertThat(first)
+                .extracting(j -> j.concurrencyKey().orElseThrow())
+                .hasSize(4)
+                .doesNotHaveDuplicates();
+        assertThat(q.claim(50)).isEmpty(); // the burst is spent
+        assertThat(q.stats().deadLettered()).isZero();
+        String left = List.of("b", "c", "d", "e").stream()
+                .filter(k -> first.stream()
+                        .noneMatch(j -> k.equals(j.concurrencyKey().orElseThrow())))
+                .findFirst()
+                .orElseThrow();
+        assertThat(q.get(left).orElseThrow().attempts()).isZero();
+    }
+
+    @Test
     void worker_twoWorkersOnALimitedQueue_startsWithinBound_nearTheRate_noBusyLoop_removalRestoresSpeed() {
         DelayQueue<Msg> q = DelayQueue.builder(redis, "limited", Msg.class).build();
         q.rateLimit(QueueRateLimit.of(RATE, Duration.ofSeconds(1)));

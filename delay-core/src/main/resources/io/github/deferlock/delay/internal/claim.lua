@@ -144,7 +144,8 @@ if redis.call('EXISTS', KEYS[9], KEYS[1] .. ':levels') > 0 then
   levels = levelsOf(KEYS[1])
 end
 local wanted = tonumber(ARGV[1])
--- rate limit per queue (queue_rate.lua): take at most what the limit allows now
+-- rate limit per queue (queue_rate.lua): take at most what the limit allows now; the key rounds below never
+-- claim more than that
 local rateLimit
 wanted, rateLimit = queueRateAllowed(KEYS[10], KEYS[11], nowUs, wanted)
 local deadline = now + tonumber(ARGV[2])
@@ -239,7 +240,6 @@ if #claimed > 1 or #acks > 0 then
   recorded(KEYS[7], ARGV[5], claimed)
 end
 out[2] = wakeAt(levels)
--- rate limit per queue: charge the jobs taken (held ones are not starts); a cut claim wakes no earlier than the
--- next slot
+-- rate limit per queue: charge the jobs taken; a cut claim wakes no earlier than the next slot
 out[2] = queueRateSpent(KEYS[11], nowUs, rateLimit, #ids, out[2])
 return out
