@@ -3,7 +3,7 @@ package io.github.deferlock.delay;
 import io.github.deferlock.testing.RedisDeployment;
 import org.junit.jupiter.api.Nested;
 
-/** The {@link QueueRateLimitContract} on a standalone server and a cluster. */
+/** The {@link QueueRateLimitContract} on a standalone server, a cluster and a Sentinel group. */
 final class QueueRateLimitIT {
 
     @Nested
@@ -19,6 +19,14 @@ final class QueueRateLimitIT {
         @Override
         RedisDeployment start() {
             return RedisDeployment.cluster();
+        }
+    }
+
+    @Nested
+    final class Sentinel extends QueueRateLimitContract {
+        @Override
+        RedisDeployment start() {
+            return RedisDeployment.sentinel();
         }
     }
 }
