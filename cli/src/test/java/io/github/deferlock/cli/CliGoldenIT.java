@@ -316,7 +316,7 @@ final class CliGoldenIT {
         assertThat(handler.handle(new Msg("m2"))).isEqualTo(Outcome.DEFERRED);
         run("locks", "list", "lock:");
         run("locks", "list", "lock:", "--json");
-        run("locks", "list", "lock:", "--limit", "1");
+        run("locks", "list", "lock:", "--limit", "2");
         run("locks", "list", "other:");
         run("lock", "show", "order:42");
         run("lock", "show", "free", "--json");

@@ -11,6 +11,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -27,6 +29,12 @@ import redis.clients.jedis.UnifiedJedis;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class PermitsContract {
+    /** Waiting callers run on threads of their own (the common pool may have one thread on 2 cores). */
+    private static final ExecutorService THREADS = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "permits-test");
+        t.setDaemon(true);
+        return t;
+    });
 
     private RedisDeployment deployment;
     private UnifiedJedis redis;
@@ -117,7 +125,7 @@ abstract class PermitsContract {
             PermitLease x = mine.acquire(Duration.ZERO);
             PermitLease y = mine.acquire(Duration.ZERO);
             CompletableFuture<Optional<PermitLease>> waiting =
-                    CompletableFuture.supplyAsync(() -> theirs.tryAcquire(Duration.ofSeconds(10)));
+                    CompletableFuture.supplyAsync(() -> theirs.tryAcquire(Duration.ofSeconds(10)), THREADS);
             await().alias("the waiter is queued")
                     .atMost(Duration.ofSeconds(5))
                     .until(() -> redis.llen(mine.key() + ":waiters") == 1);
@@ -173,13 +181,15 @@ abstract class PermitsContract {
                 RedisLocks p = RedisLocks.builder(i % 2 == 0 ? other : redis).build();
                 processes.add(p);
                 int n = i;
-                waiters.add(CompletableFuture.runAsync(() -> {
-                    try (PermitLease l = p.permits("p-one", 1).acquire(Duration.ofSeconds(10))) {
-                        order.add(n);
-                        tokens.add(l.fencingToken());
-                        sleepQuietly(50);
-                    }
-                }));
+                waiters.add(CompletableFuture.runAsync(
+                        () -> {
+                            try (PermitLease l = p.permits("p-one", 1).acquire(Duration.ofSeconds(10))) {
+                                order.add(n);
+                                tokens.add(l.fencingToken());
+                                sleepQuietly(50);
+                            }
+                        },
+                        THREADS));
                 long queued = i + 1;
                 await().alias("waiter " + i + " queued")
                         .atMost(Duration.ofSeconds(5))

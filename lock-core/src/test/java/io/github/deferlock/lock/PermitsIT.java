@@ -11,12 +11,20 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
 /** The {@link PermitsContract} on each topology; bad input and name reuse on the standalone server. */
 final class PermitsIT {
+    /** Waiting callers run on threads of their own (the common pool may have one thread on 2 cores). */
+    private static final ExecutorService THREADS = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "permits-test");
+        t.setDaemon(true);
+        return t;
+    });
 
     @Nested
     final class Standalone extends PermitsContract {
@@ -112,11 +120,14 @@ final class PermitsIT {
                             RedisLocks.builder(i % 2 == 0 ? other() : redis()).build();
                     processes.add(p);
                     int n = i;
-                    waiting.add(CompletableFuture.supplyAsync(() -> {
-                        Optional<PermitLease> got = p.permits("p-fifo2", 2).tryAcquire(Duration.ofSeconds(3));
-                        got.ifPresent(l -> served.add(n));
-                        return got;
-                    }));
+                    waiting.add(CompletableFuture.supplyAsync(
+                            () -> {
+                                Optional<PermitLease> got =
+                                        p.permits("p-fifo2", 2).tryAcquire(Duration.ofSeconds(3));
+                                got.ifPresent(l -> served.add(n));
+                                return got;
+                            },
+                            THREADS));
                     long queued = i + 1;
                     await().alias("waiter " + i + " queued")
                             .atMost(Duration.ofSeconds(5))
