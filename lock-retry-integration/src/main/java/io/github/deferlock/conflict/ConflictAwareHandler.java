@@ -807,7 +807,7 @@ public final class ConflictAwareHandler<M> {
         /**
          * Lets up to {@code limit} messages of one key run at once, each holding one of the key's permits ({@link
          * RedisLocks#permits(String, int)}) instead of its lock; the strategy applies when all of them are taken
-         * (THROW: {@link PermitConflictException}; SLEEP_RETRY: woken when a permit is returned; DEFER: parked
+         * (THROW: {@link io.github.deferlock.lock.PermitConflictException}; SLEEP_RETRY: woken when a permit is returned; DEFER: parked
          * behind the key and run when a permit frees, one parked message at a time). Default 1: the key's lock.
          * With more than 1, messages of a key overlap, so a key's order is kept only among its parked messages;
          * the consumer adapters run a key's messages one at a time unless told {@code anyOrder()}.

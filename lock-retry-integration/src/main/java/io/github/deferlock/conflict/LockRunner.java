@@ -93,7 +93,7 @@ public final class LockRunner {
      * #withLock(String, OnConflict.Blocking, Callable)}, but on the permits of the name, not its lock.
      *
      * @return what {@code body} returned
-     * @throws PermitConflictException when every permit stays taken (a {@link LockConflictException})
+     * @throws io.github.deferlock.lock.PermitConflictException when every permit stays taken (a {@link LockConflictException})
      * @throws IllegalArgumentException when {@code limit} is out of range (docs/names.md)
      * @throws LockLostException when the permit was lost while {@code body} ran
      * @throws HandlerFailedException wrapping a checked exception from {@code body}
