@@ -5,14 +5,11 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
-import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
-import org.springframework.core.BridgeMethodResolver;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.ParameterNameDiscoverer;
-import org.springframework.util.ClassUtils;
 
 /** Runs {@code @RateLimited} methods through a {@code LockRunner}'s rate limit. Threadsafe. */
 final class RateLimitedInterceptor implements MethodInterceptor {
@@ -41,7 +38,7 @@ final class RateLimitedInterceptor implements MethodInterceptor {
 
     @Override
     public Object invoke(MethodInvocation invocation) throws Throwable {
-        Method method = specific(invocation);
+        Method method = WithLockInterceptor.specific(invocation);
         RateLimitedMethod limited = methods.get(method);
         if (limited == null) {
             return invocation.proceed();
@@ -79,13 +76,6 @@ final class RateLimitedInterceptor implements MethodInterceptor {
                     + " gave " + (key == null ? "null" : "an empty name") + ": a rate limiter needs a non-empty name");
         }
         return key;
-    }
-
-    private static Method specific(MethodInvocation invocation) {
-        Class<?> target = invocation.getThis() == null
-                ? invocation.getMethod().getDeclaringClass()
-                : ClassUtils.getUserClass(AopUtils.getTargetClass(invocation.getThis()));
-        return BridgeMethodResolver.findBridgedMethod(AopUtils.getMostSpecificMethod(invocation.getMethod(), target));
     }
 
     private LockClients clients() {

@@ -224,7 +224,8 @@ final class WithLockInterceptor implements MethodInterceptor {
                 + locked.method().getName();
     }
 
-    private static Method specific(MethodInvocation invocation) {
+    /** The bean class's own method behind {@code invocation} (bridges and proxies resolved); shared by the advices. */
+    static Method specific(MethodInvocation invocation) {
         Class<?> target = invocation.getThis() == null
                 ? invocation.getMethod().getDeclaringClass()
                 : ClassUtils.getUserClass(AopUtils.getTargetClass(invocation.getThis()));
