@@ -8,6 +8,7 @@ import io.github.deferlock.conflict.OnConflict;
 import io.github.deferlock.conflict.SleepRetry;
 import io.github.deferlock.delay.Backoff;
 import io.github.deferlock.lock.RateLimit;
+import io.github.deferlock.testing.FaultProxy;
 import io.github.deferlock.testing.RedisExtension;
 import io.github.deferlock.testing.RedisServer;
 import java.time.Duration;
@@ -17,6 +18,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import redis.clients.jedis.RedisClient;
 
 /**
  * Limits (issue 32) through a consumer adapter: a rate-limited and a permits handler under {@link
@@ -117,6 +119,51 @@ final class LimitsThroughStreamsIT {
             assertThat(f.duplicates()).isEmpty();
             assertThat(f.redis.xlen("s:dead")).isZero();
             assertThat(most.get()).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void rateLimitedHandler_redisRefusedFor1s_deadLettersNothing_andSpendsNoAttempt(RedisServer server)
+            throws Exception {
+        try (FaultProxy proxy = FaultProxy.to(server);
+                RedisClient direct = server.newClient();
+                Fixture f = new Fixture(proxy.hostAndPort(), Duration.ZERO).withDeferralWorker()) {
+            ConflictAwareHandler<Order> limited = ConflictAwareHandler.builder("rated-outage", Order.class, f.locks)
+                    .key(o -> "order:" + o.key())
+                    .messageId(Order::id)
+                    .rateLimit(
+                            "provider-outage",
+                            RateLimit.of(40, Duration.ofSeconds(1)).withBurst(4))
+                    .handler(o -> f.redis.hincrBy(Fixture.HANDLED, o.id(), 1))
+                    .onConflict(OnConflict.DEFER)
+                    .deferrals(f.deferrals)
+                    .build();
+            StreamProducer producer = StreamProducer.builder(direct, "s").build();
+            int n = 60;
+            for (int i = 0; i < n; i++) {
+                producer.add(new Order("o" + i, "k" + (i % 6)));
+            }
+            try (StreamConsumer<Order> c = StreamConsumer.builder(f.redis, "s", "g", Order.class, limited)
+                    .concurrency(4)
+                    .maxAttempts(2)
+                    .listener(f.recorder)
+                    .build()
+                    .start()) {
+                await().alias("some entries handled before the outage")
+                        .atMost(Duration.ofSeconds(30))
+                        .until(() -> direct.hlen(Fixture.HANDLED) >= 10);
+                proxy.refuse();
+                proxy.cut();
+                Thread.sleep(1_000); // the outage itself: Redis is refused for 1 s
+                proxy.heal();
+                await().alias("every entry handled after the outage")
+                        .atMost(Duration.ofSeconds(60))
+                        .until(() -> c.isRunning() && direct.hlen(Fixture.HANDLED) == n && f.pending("s") == 0);
+            }
+            assertThat(direct.xlen("s:dead")).as("dead-lettered by the outage").isZero();
+            assertThat(f.recorder.failed.get())
+                    .as("attempts spent on the outage")
+                    .isZero();
         }
     }
 }
