@@ -4,7 +4,7 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * What one {@link LockEngine} knows about one key while anyone in this JVM holds or wants it: its Redis keys,
- * the {@link LocalGate}, the {@link HandOffChain}, the {@link ThreadBoundHold} and the {@link ReleaseSignal}.
+ * the {@link LocalGate}, the {@link HandOffChain}, the {@link ThreadBoundHold}, the {@link ReleaseSignal} and, for permits, the {@link PermitWaiters}.
  * Lives in the engine's {@link KeyStates} while it has users. Each part guards its own state; threadsafe.
  */
 final class KeyState {
@@ -22,6 +22,7 @@ final class KeyState {
     final HandOffChain handOff = new HandOffChain();
     final ThreadBoundHold threadHold = new ThreadBoundHold();
     final ReleaseSignal signal = new ReleaseSignal();
+    final PermitWaiters permitWaiters = new PermitWaiters();
 
     /**
      * The hold with an explicit lease (not renewed) that has the gate, if any: a local contender refused by the
@@ -48,6 +49,7 @@ final class KeyState {
     /** A notice on this JVM's waiter channel arrived, or the subscription changed: the contender should look again. */
     void signal() {
         signal.raise();
+        permitWaiters.wakeFirst();
     }
 
     /** One more user; only {@link KeyStates}. */

@@ -18,7 +18,8 @@ import redis.clients.jedis.exceptions.JedisException;
 /**
  * The life of a permit in one engine ({@link PermitScripts}): acquisition (no local gate: several threads of
  * one JVM may hold permits of one name; each waiting call has its own entry in the name's FIFO waiter queue in
- * Redis, and the process's waiter channel wakes every local waiter of the name, which then asks again), release,
+ * Redis, and a notice on the process's waiter channel wakes the first local waiter of the name, which asks
+ * again and passes the wake-up on when it cannot use it: {@link PermitWaiters}), release,
  * extension and loss. Renewal is the engine's {@link Watchdog}; events are the engine's {@link LockEvents}.
  * Threadsafe.
  */
@@ -89,10 +90,13 @@ final class PermitEngine {
         PollBackoff backoff = new PollBackoff();
         WaiterChannels.Use watching = null;
         boolean queued = false;
+        PermitWaiters.Waiter me = st.permitWaiters.join();
+        long seen = 0;
+        boolean woken = false;
         Outcome outcome;
         try {
             while (true) {
-                long seen = st.signal.count();
+                seen = me.count();
                 byte[] token = newToken();
                 long sentAt = clock.nanoTime();
                 attempts++;
@@ -104,6 +108,10 @@ final class PermitEngine {
                 long[] reply = scripts.acquire(st, name, token, leaseMillis, limit, waiter, queue, borrow);
                 if (reply[0] == 1) {
                     queued = false;
+                    if (me.count() != seen) {
+                        me.passOn(); // another notice came meanwhile: a second permit may be free
+                    }
+                    seen = me.count();
                     PermitHold hold = new PermitHold(
                             clock, ends, st, token, (int) reply[1], limit, reply[2], sentAt, leaseNanos, renew);
                     if (renew) {
@@ -113,6 +121,9 @@ final class PermitEngine {
                     break;
                 }
                 queued = queue == PermitScripts.Queue.NEW || queue == PermitScripts.Queue.WAIT;
+                if (woken) {
+                    me.passOn(); // the notice was for a waiter behind this one, or a "look again"
+                }
                 long ttl = reply[1];
                 long now = clock.nanoTime();
                 long left = start + waitNanos - now;
@@ -126,9 +137,10 @@ final class PermitEngine {
                 if (watching == null) {
                     watching = channels.watch(st, lockScripts.waiterChannel(st));
                 }
-                st.signal.await(seen, backoff.next(left, ttl));
+                woken = me.await(seen, backoff.next(left, ttl));
             }
         } finally {
+            me.leave(seen);
             if (watching != null) {
                 watching.close();
             }
