@@ -4,8 +4,8 @@
 -- before it than permits are free. Expired holders are pruned first (server time).
 --
 -- Fencing tokens come from the counter p{e}:fence as for the lock (acquire.lua): a counter that is missing or
--- below the server's TIME in microseconds is raised to it first, so tokens keep rising across data loss; one
--- counter per name, so tokens rise per slot too.
+-- below the server's TIME in microseconds is raised to it (that value is the token), else it is incremented,
+-- so tokens keep rising across data loss; one counter per name, so tokens rise per slot too.
 --
 -- Idempotent under resend: a resent call finds its token live among the holders and gets the same grant back.
 --
@@ -33,13 +33,14 @@ redis.replicate_commands() -- TIME before writes: replicate effects (the default
 local holders, records, fenceKey, waiters, deadlines = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local token, lease, limit, waiter, mode = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4], ARGV[5]
 
-local bad = checkType(holders)
-if bad then
-  return bad
+-- one ZSCORE both looks for a resend and checks the key's type (a lock's string: WRONGTYPE, then named)
+local score = redis.pcall('ZSCORE', holders, token)
+if type(score) == 'table' and score.err then
+  return checkType(holders) or score
 end
-local now = nowMillis()
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 
-local score = redis.call('ZSCORE', holders, token)
 if score and tonumber(score) > now then -- a resend: the same grant
   local rec = redis.call('HGET', records, 't:' .. token)
   if rec then
@@ -88,16 +89,20 @@ if granted then
   while used[slot] do
     slot = slot + 1
   end
-  local t = redis.call('TIME')
-  local micros = t[1] .. string.format('%06d', tonumber(t[2]))
+  -- the token: the counter + 1, or the server's TIME in microseconds when the counter is missing or below it
+  -- (one write either way)
+  local micros = time[1] .. string.format('%06d', tonumber(time[2]))
   local current = redis.pcall('GET', fenceKey)
+  local fence
   if current == false
       or (type(current) == 'string' and string.match(current, '^%d+$') and tonumber(current) < tonumber(micros)) then
     redis.call('SET', fenceKey, micros)
-  end
-  local fence = redis.pcall('INCRBY', fenceKey, 1)
-  if type(fence) == 'table' and fence.err then
-    return fence
+    fence = tonumber(micros)
+  else
+    fence = redis.pcall('INCRBY', fenceKey, 1)
+    if type(fence) == 'table' and fence.err then
+      return fence
+    end
   end
   redis.call('ZADD', holders, now + lease, token)
   redis.call('HSET', records, 'limit', limit, 't:' .. token, string.format('%d:%d', slot, fence))
