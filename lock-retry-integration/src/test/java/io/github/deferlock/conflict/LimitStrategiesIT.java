@@ -2,270 +2,19 @@ package io.github.deferlock.conflict;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
-import io.github.deferlock.delay.Backoff;
-import io.github.deferlock.lock.PermitConflictException;
-import io.github.deferlock.lock.PermitLease;
 import io.github.deferlock.lock.RateLimit;
-import io.github.deferlock.lock.RateLimitedException;
-import io.github.deferlock.lock.RedisLocks;
-import io.github.deferlock.testing.RedisExtension;
-import io.github.deferlock.testing.RedisServer;
+import io.github.deferlock.testing.RedisDeployment;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
-import redis.clients.jedis.RedisClient;
 
 /**
- * The three strategies applied to a key's permits and to rate limits (issue 32), through {@link LockRunner} and
- * {@link ConflictAwareHandler}, against a real redis-server.
+ * The {@link LimitStrategiesContract} on each topology; input checks and the README snippet on the standalone
+ * server.
  */
-@ExtendWith(RedisExtension.class)
 final class LimitStrategiesIT {
-
-    private static final Duration LONG = Duration.ofSeconds(30);
-
-    private RedisClient otherClient;
-    private RedisLocks mine;
-    private RedisLocks other;
-
-    @BeforeEach
-    void setUp(RedisServer server, RedisClient redis) {
-        mine = RedisLocks.builder(redis).keyPrefix("l:").build();
-        otherClient = server.newClient();
-        other = RedisLocks.builder(otherClient).keyPrefix("l:").build();
-    }
-
-    @AfterEach
-    void tearDown() {
-        mine.close();
-        other.close();
-        otherClient.close();
-    }
-
-    /** Takes {@code count} of the {@code limit} permits of {@code key} from another "service". */
-    private List<PermitLease> holdElsewhere(String key, int limit, int count) {
-        List<PermitLease> held = new ArrayList<>();
-        for (int i = 0; i < count; i++) {
-            held.add(other.permits(key, limit).acquire(Duration.ZERO, LONG));
-        }
-        return held;
-    }
-
-    @Test
-    void withPermit_throw_raisesPermitsTakenOnlyWhenEveryPermitIsHeld() {
-        LockRunner runner = LockRunner.builder(mine).build();
-        List<PermitLease> held = holdElsewhere("tenant:1", 2, 1);
-        assertThat(runner.withPermit("tenant:1", 2, OnConflict.THROW, () -> "ran"))
-                .isEqualTo("ran");
-        held.addAll(holdElsewhere("tenant:1", 2, 1));
-        assertThatThrownBy(() -> runner.withPermit("tenant:1", 2, OnConflict.THROW, () -> "never"))
-                .isInstanceOfSatisfying(PermitConflictException.class, e -> {
-                    assertThat(e.key()).isEqualTo("tenant:1");
-                    assertThat(e.limit()).isEqualTo(2);
-                    assertThat(e.getMessage()).contains("all 2 permits of 'tenant:1' are held");
-                });
-        held.forEach(PermitLease::release);
-    }
-
-    @Test
-    void withPermit_sleepRetry_runsAsSoonAsAPermitIsReturned() throws Exception {
-        LockRunner runner = LockRunner.builder(mine)
-                .sleepRetry(new SleepRetry(Backoff.fixed(Duration.ofSeconds(10)), 1_000, Duration.ofSeconds(20)))
-                .build();
-        List<PermitLease> held = holdElsewhere("tenant:2", 2, 2);
-        long[] returnedAt = new long[1];
-        CountDownLatch waiting = new CountDownLatch(1);
-        Thread returner = new Thread(() -> {
-            try {
-                waiting.await();
-                Thread.sleep(300); // the caller is in its wait by then
-            } catch (InterruptedException e) {
-                return;
-            }
-            returnedAt[0] = System.nanoTime();
-            held.get(0).release();
-        });
-        returner.start();
-        waiting.countDown();
-        long ranAt = runner.withPermit("tenant:2", 2, OnConflict.SLEEP_RETRY, System::nanoTime);
-        returner.join();
-        // the backoff's delay is 10 s: only the returned permit can end the wait this soon
-        assertThat(Duration.ofNanos(ranAt - returnedAt[0])).isPositive().isLessThan(Duration.ofSeconds(3));
-        held.get(1).release();
-    }
-
-    @Test
-    void withPermit_neverMoreHoldersThanTheLimit_butUpToIt() throws Exception {
-        LockRunner runner = LockRunner.builder(mine)
-                .sleepRetry(new SleepRetry(Backoff.fixed(Duration.ofMillis(50)), 10_000, LONG))
-                .build();
-        AtomicInteger inside = new AtomicInteger();
-        AtomicInteger most = new AtomicInteger();
-        ExecutorService pool = Executors.newFixedThreadPool(8);
-        try {
-            List<Future<?>> done = new ArrayList<>();
-            for (int t = 0; t < 8; t++) {
-                done.add(pool.submit(() -> {
-                    for (int i = 0; i < 15; i++) {
-                        runner.withPermit("tenant:3", 3, OnConflict.SLEEP_RETRY, () -> {
-                            most.accumulateAndGet(inside.incrementAndGet(), Math::max);
-                            Thread.sleep(5);
-                            inside.decrementAndGet();
-                            return null;
-                        });
-                    }
-                    return null;
-                }));
-            }
-            for (Future<?> f : done) {
-                f.get(60, TimeUnit.SECONDS);
-            }
-        } finally {
-            pool.shutdownNow();
-        }
-        assertThat(most.get()).isLessThanOrEqualTo(3).isGreaterThan(1);
-    }
-
-    @Test
-    void withRateLimit_throw_raisesRateLimitedWithTheTimeUntilTheNextSlot() {
-        LockRunner runner = LockRunner.builder(mine).build();
-        RateLimit limit = RateLimit.of(4, Duration.ofSeconds(2)).withBurst(4);
-        for (int i = 0; i < 4; i++) {
-            runner.withRateLimit("provider:a", limit, OnConflict.THROW, () -> null);
-        }
-        assertThatThrownBy(() -> runner.withRateLimit("provider:a", limit, OnConflict.THROW, () -> "never"))
-                .isInstanceOfSatisfying(RateLimitedException.class, e -> {
-                    assertThat(e.key()).isEqualTo("provider:a");
-                    assertThat(e.retryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofMillis(500));
-                });
-    }
-
-    @Test
-    void withRateLimit_sleepRetry_waitsForTheSlotsInsteadOfFailing() {
-        LockRunner runner = LockRunner.builder(mine)
-                .sleepRetry(new SleepRetry(Backoff.fixed(Duration.ofSeconds(5)), 1_000, LONG))
-                .build();
-        RateLimit limit = RateLimit.of(10, Duration.ofSeconds(1)).withBurst(1);
-        List<Long> starts = new CopyOnWriteArrayList<>();
-        long begin = System.nanoTime();
-        for (int i = 0; i < 6; i++) {
-            runner.withRateLimit("provider:b", limit, OnConflict.SLEEP_RETRY, () -> starts.add(System.nanoTime()));
-        }
-        // 6 starts at one per 100 ms: at least 5 gaps; and never the backoff's 5 s (the wait is the slot's)
-        Duration took = Duration.ofNanos(System.nanoTime() - begin);
-        assertThat(starts).hasSize(6);
-        assertThat(took).isGreaterThanOrEqualTo(Duration.ofMillis(450)).isLessThan(Duration.ofSeconds(4));
-    }
-
-    @Test
-    void handler_permits_runsUpToTheLimitAtOnce_andDefersTheRestBehindTheKey(RedisClient redis) throws Exception {
-        Deferrals deferrals = Deferrals.builder(redis, "limits-defer")
-                .drainWait(Duration.ofSeconds(2))
-                .build();
-        CountDownLatch release = new CountDownLatch(1);
-        List<String> ran = new CopyOnWriteArrayList<>();
-        ConflictAwareHandler<Msg> h = ConflictAwareHandler.builder("permits-h", Msg.class, mine)
-                .key(m -> "tenant:" + m.order())
-                .messageId(Msg::id)
-                .permits(2)
-                .handler(m -> {
-                    ran.add(m.id());
-                    if (m.id().startsWith("slow")) {
-                        release.await();
-                    }
-                })
-                .onConflict(OnConflict.DEFER)
-                .deferrals(deferrals)
-                .build();
-        ExecutorService pool = Executors.newFixedThreadPool(2);
-        try {
-            Future<Outcome> a = pool.submit(() -> h.handle(new Msg("slow-1", "7")));
-            Future<Outcome> b = pool.submit(() -> h.handle(new Msg("slow-2", "7")));
-            await().alias("both slow messages run at once under the key's 2 permits")
-                    .atMost(LONG)
-                    .until(() -> ran.size() == 2);
-            assertThat(h.handle(new Msg("third", "7"))).isEqualTo(Outcome.DEFERRED);
-            assertThat(h.handle(new Msg("fourth", "7"))).isEqualTo(Outcome.DEFERRED);
-            deferrals.startWorker(1);
-            release.countDown();
-            assertThat(a.get(30, TimeUnit.SECONDS)).isEqualTo(Outcome.PROCESSED);
-            assertThat(b.get(30, TimeUnit.SECONDS)).isEqualTo(Outcome.PROCESSED);
-            await().alias("the parked messages run once a permit frees, in their order")
-                    .atMost(LONG)
-                    .until(() -> ran.size() == 4);
-            assertThat(ran.subList(2, 4)).containsExactly("third", "fourth");
-        } finally {
-            pool.shutdownNow();
-            deferrals.close();
-        }
-    }
-
-    @Test
-    void handler_permits_throw_raisesPermitsTakenWhenEveryPermitIsHeld() {
-        List<PermitLease> held = holdElsewhere("tenant:9", 2, 2);
-        ConflictAwareHandler<Msg> h = ConflictAwareHandler.builder("permits-t", Msg.class, mine)
-                .key(m -> "tenant:" + m.order())
-                .permits(2)
-                .handler(m -> {})
-                .build();
-        assertThatThrownBy(() -> h.handle(new Msg("b", "9")))
-                .isInstanceOfSatisfying(PermitConflictException.class, e -> assertThat(e.limit())
-                        .isEqualTo(2));
-        held.get(0).release();
-        assertThat(h.handle(new Msg("c", "9"))).isEqualTo(Outcome.PROCESSED);
-        held.get(1).release();
-    }
-
-    @Test
-    void handler_rateLimit_defer_runsEveryMessageInOrder_noFasterThanTheLimit(RedisClient redis) throws Exception {
-        Deferrals deferrals = Deferrals.builder(redis, "limits-rate")
-                .drainWait(Duration.ofSeconds(2))
-                .build();
-        List<Long> starts = new CopyOnWriteArrayList<>();
-        List<String> ran = new CopyOnWriteArrayList<>();
-        ConflictAwareHandler<Msg> h = ConflictAwareHandler.builder("rate-h", Msg.class, mine)
-                .key(m -> "acct:" + m.order())
-                .messageId(Msg::id)
-                .rateLimit(RateLimit.of(5, Duration.ofSeconds(1)).withBurst(2))
-                .handler(m -> {
-                    starts.add(System.nanoTime());
-                    ran.add(m.id());
-                })
-                .onConflict(OnConflict.DEFER)
-                .deferrals(deferrals)
-                .build();
-        try {
-            List<Outcome> outcomes = new ArrayList<>();
-            for (int i = 0; i < 6; i++) {
-                outcomes.add(h.handle(new Msg("m" + i, "1")));
-            }
-            assertThat(outcomes.subList(0, 2)).containsOnly(Outcome.PROCESSED);
-            assertThat(outcomes.subList(2, 6)).containsOnly(Outcome.DEFERRED);
-            deferrals.startWorker(1);
-            await().alias("every deferred message runs once its slot opens")
-                    .atMost(LONG)
-                    .until(() -> ran.size() == 6);
-            assertThat(ran).containsExactly("m0", "m1", "m2", "m3", "m4", "m5");
-            // 5 per second with a burst of 2: the 6 starts span at least 3 emission intervals of 200 ms
-            assertThat(Duration.ofNanos(starts.get(5) - starts.get(0))).isGreaterThanOrEqualTo(Duration.ofMillis(550));
-        } finally {
-            deferrals.close();
-        }
-    }
-
     private final AtomicInteger renders = new AtomicInteger();
     private final AtomicInteger charges = new AtomicInteger();
 
@@ -279,25 +28,53 @@ final class LimitStrategiesIT {
         return "receipt";
     }
 
-    @Test
-    void readmeAndDocsSnippet_permitsAndRateLimit() {
-        LockRunner runner = LockRunner.builder(mine).build();
+    /** The README's snippet, quoted line for line (its lines fit the formatter's width at this depth). */
+    private void readmeSnippet(LockRunner runner) {
         String tenant = "acme";
         runner.withPermit("tenant:" + tenant, 3, OnConflict.SLEEP_RETRY, () -> render(tenant));
         runner.withRateLimit("payments", RateLimit.of(100, Duration.ofSeconds(1)), OnConflict.THROW, () -> charge());
-        assertThat(renders.get()).isEqualTo(1);
-        assertThat(charges.get()).isEqualTo(1);
     }
 
-    @Test
-    void builder_refusesBadLimits() {
-        assertThatThrownBy(() ->
-                        ConflictAwareHandler.builder("bad", Msg.class, mine).permits(0))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("0");
-        assertThatThrownBy(() -> ConflictAwareHandler.builder("bad2", Msg.class, mine)
-                        .rateLimit(RateLimit.of(1, Duration.ofSeconds(1)))
-                        .rateLimit("x", RateLimit.of(1, Duration.ofSeconds(1))))
-                .isInstanceOf(IllegalStateException.class);
+    @Nested
+    final class Standalone extends LimitStrategiesContract {
+        @Override
+        RedisDeployment start() {
+            return RedisDeployment.standalone();
+        }
+
+        @Test
+        void readmeAndDocsSnippet_permitsAndRateLimit() {
+            readmeSnippet(LockRunner.builder(mine()).build());
+            assertThat(renders.get()).isEqualTo(1);
+            assertThat(charges.get()).isEqualTo(1);
+        }
+
+        @Test
+        void builder_refusesBadLimits() {
+            assertThatThrownBy(() -> ConflictAwareHandler.builder("bad", Msg.class, mine())
+                            .permits(0))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("0");
+            assertThatThrownBy(() -> ConflictAwareHandler.builder("bad2", Msg.class, mine())
+                            .rateLimit(RateLimit.of(1, Duration.ofSeconds(1)))
+                            .rateLimit("x", RateLimit.of(1, Duration.ofSeconds(1))))
+                    .isInstanceOf(IllegalStateException.class);
+        }
+    }
+
+    @Nested
+    final class Cluster extends LimitStrategiesContract {
+        @Override
+        RedisDeployment start() {
+            return RedisDeployment.cluster();
+        }
+    }
+
+    @Nested
+    final class Sentinel extends LimitStrategiesContract {
+        @Override
+        RedisDeployment start() {
+            return RedisDeployment.sentinel();
+        }
     }
 }
