@@ -135,6 +135,57 @@ final class ConcurrencyKeysIT {
                     .noneMatch(k -> k.contains(":running:") || k.contains(":held"));
         }
 
+        /**
+         * A keyed job's commands are per key and call, not per job: a claim of 40 jobs over 4 keys (limit never
+         * reached) reads the limits once, counts each key once and adds each key's jobs to running:<key> in one
+         * ZADD; their ack in one call removes them with one ZREM per key and reads the held counts once.
+         */
+        @Test
+        void keyedJobs_costCommandsPerKeyAndCall_notPerJob() {
+            DelayQueue<Msg> q =
+                    DelayQueue.builder(redis, "keys-cost", Msg.class).build();
+            q.concurrencyKeys().limit(100);
+            List<NewJob<Msg>> jobs = new ArrayList<>();
+            for (int i = 0; i < 40; i++) {
+                jobs.add(NewJob.of(new Msg("c", i)).withConcurrencyKey("k" + i % 4));
+            }
+            q.enqueueAll(jobs);
+            Map<String, Long> before = calls();
+            List<Job<Msg>> claimed = q.claim(40);
+            assertThat(claimed).hasSize(40);
+            Map<String, Long> afterClaim = calls();
+            assertThat(delta(before, afterClaim, "zcount"))
+                    .as("zcount: one per key")
+                    .isEqualTo(4);
+            assertThat(delta(before, afterClaim, "zadd"))
+                    .as("zadd: the in-flight zset and one per key")
+                    .isEqualTo(5);
+            assertThat(delta(before, afterClaim, "hmget"))
+                    .as("hmget: the envelopes, the last errors and the 4 keys' limits")
+                    .isEqualTo(3);
+            assertThat(q.ackAll(claimed)).containsOnly(true);
+            Map<String, Long> afterAck = calls();
+            assertThat(delta(afterClaim, afterAck, "zrem"))
+                    .as("zrem: the in-flight zset and one per key")
+                    .isEqualTo(5);
+            assertThat(delta(afterClaim, afterAck, "hmget"))
+                    .as("hmget: the envelopes and the 4 keys' held counts")
+                    .isEqualTo(2);
+            for (String command : List.of("zremrangebyscore", "zcard")) {
+                assertThat(delta(before, afterAck, command)).as(command).isZero();
+            }
+            assertThat(delta(before, afterAck, "exists"))
+                    .as("exists: the claim's one of the paused marker and the levels, none per job")
+                    .isEqualTo(1);
+            for (int k = 0; k < 4; k++) {
+                assertThat(q.concurrencyKeys().running("k" + k)).isZero();
+            }
+        }
+
+        private static long delta(Map<String, Long> before, Map<String, Long> after, String command) {
+            return after.getOrDefault(command, 0L) - before.getOrDefault(command, 0L);
+        }
+
         private Map<String, Long> calls() {
             Map<String, Long> out = new java.util.HashMap<>();
             for (String line : redis.info("commandstats").split("\r\n")) {
@@ -296,6 +347,11 @@ final class ConcurrencyKeysIT {
                     .contains(2);
             assertThat(q.concurrencyKeys().heldByKey(100)).isEmpty();
             assertThat(q.stats().waiting()).isZero();
+            for (int k = 0; k < 12; k++) {
+                assertThat(q.concurrencyKeys().running("tenant-" + k))
+                        .as("no slot of tenant-%d left behind by the acks (riding with claims or alone)", k)
+                        .isZero();
+            }
         }
 
         /** Each way a job leaves flight lets the next held job of its key back, in due order. */
@@ -326,18 +382,33 @@ final class ConcurrencyKeysIT {
             assertThat(q.ack(first.get(0))).isTrue();
             List<Job<Msg>> b = q.claim(10);
             assertThat(ids(b)).containsExactly("b");
+            assertThat(q.concurrencyKeys().running("k"))
+                    .as("a's slot left with its ack")
+                    .isEqualTo(1);
             assertThat(q.nack(b.get(0), "boom", Duration.ofHours(1))).isTrue();
             List<Job<Msg>> c = q.claim(10);
             assertThat(ids(c)).containsExactly("c");
+            assertThat(q.concurrencyKeys().running("k"))
+                    .as("b's slot left with its nack")
+                    .isEqualTo(1);
             assertThat(q.deadLetter(c.get(0), "no")).isTrue();
             List<Job<Msg>> d = q.claim(10);
             assertThat(ids(d)).containsExactly("d");
+            assertThat(q.concurrencyKeys().running("k"))
+                    .as("c's slot left with its deadLetter")
+                    .isEqualTo(1);
             assertThat(q.reschedule(d.get(0), Duration.ofHours(1), null)).isTrue();
             List<Job<Msg>> e = q.claim(10);
             assertThat(ids(e)).containsExactly("e");
+            assertThat(q.concurrencyKeys().running("k"))
+                    .as("d's slot left with its reschedule")
+                    .isEqualTo(1);
             assertThat(q.cancel("e")).isTrue();
             List<Job<Msg>> f = q.claim(10);
             assertThat(ids(f)).containsExactly("f");
+            assertThat(q.concurrencyKeys().running("k"))
+                    .as("e's slot left with its cancel")
+                    .isEqualTo(1);
             assertThat(f.get(0).attempts())
                     .as("a held job is charged no attempt")
                     .isEqualTo(1);
@@ -369,6 +440,52 @@ final class ConcurrencyKeysIT {
                     });
             assertThat(next).containsExactly("x2");
             assertThat(q.get("x1").orElseThrow().state()).isEqualTo(JobState.DUE);
+            assertThat(q.concurrencyKeys().running("k"))
+                    .as("x1's slot left when the claim returned it")
+                    .isEqualTo(1);
+        }
+
+        /**
+         * Several jobs of each of two keys leave flight in one call (an ack of a batch, a claim returning timed-out
+         * jobs): each key lets back as many held jobs as it has free slots, in due order, and no slot stays taken.
+         */
+        @Test
+        void heldJobs_comeBack_whenSeveralOfTheirKeyLeaveInOneCall() {
+            DelayQueue<Msg> q = DelayQueue.builder(redis, "keys-batch", Msg.class)
+                    .visibilityTimeout(Duration.ofMillis(300))
+                    .build();
+            q.concurrencyKeys().limit(2);
+            for (String id : List.of("k1", "k2", "k3", "k4", "k5", "k6", "k7")) {
+                q.enqueueJob(keyed(id, "k"));
+            }
+            for (String id : List.of("j1", "j2", "j3", "j4")) {
+                q.enqueueJob(keyed(id, "j"));
+            }
+            List<Job<Msg>> first = q.claim(10);
+            assertThat(ids(first)).containsExactly("k1", "k2", "j1", "j2");
+            assertThat(q.concurrencyKeys().heldByKey(10)).isEqualTo(Map.of("k", 5L, "j", 2L));
+            assertThat(q.ackAll(first)).containsOnly(true);
+            assertThat(q.concurrencyKeys().heldByKey(10))
+                    .as("each key let back two, its free slots")
+                    .isEqualTo(Map.of("k", 3L));
+            assertThat(q.concurrencyKeys().running("k")).isZero();
+            assertThat(q.concurrencyKeys().running("j")).isZero();
+            List<Job<Msg>> second = q.claim(10);
+            assertThat(ids(second)).containsExactly("k3", "k4", "j3", "j4");
+            // their claims run out together: the claim that returns them (to due now) frees both keys' slots in
+            // one call and lets k5 and k6 back, due earlier, so they go first and k3 and k4 are held again
+            List<String> next = new ArrayList<>();
+            await().alias("the timed-out jobs returned and both keys' slots taken again")
+                    .atMost(Duration.ofSeconds(10))
+                    .pollInterval(Duration.ofMillis(50))
+                    .until(() -> {
+                        next.addAll(ids(q.claim(10)));
+                        return !next.isEmpty();
+                    });
+            assertThat(next).containsExactly("k5", "k6", "j3", "j4");
+            assertThat(q.concurrencyKeys().running("k")).isEqualTo(2);
+            assertThat(q.concurrencyKeys().running("j")).isEqualTo(2);
+            assertThat(q.concurrencyKeys().heldByKey(10)).isEqualTo(Map.of("k", 3L));
         }
 
         /** Held jobs come back highest priority first, then in due order; priorities order the claim as ever. */
@@ -481,6 +598,11 @@ final class ConcurrencyKeysIT {
             assertThat(keys.limit("k")).isEqualTo(OptionalInt.of(3));
             assertThat(keys.limit("vip")).isEqualTo(OptionalInt.of(5));
             assertThat(keys.running("k")).isEqualTo(3);
+            q.enqueueJob(keyed("free-3", "k"));
+            assertThat(q.claim(10))
+                    .as("the jobs claimed before the limit was set count against it")
+                    .isEmpty();
+            assertThat(keys.held("k")).isEqualTo(1);
             assertThat(keys.removeLimit("vip")).isTrue();
             assertThat(keys.removeLimit("vip")).isFalse();
             assertThat(keys.limit("vip")).isEqualTo(OptionalInt.of(3));

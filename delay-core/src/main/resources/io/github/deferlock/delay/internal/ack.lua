@@ -30,7 +30,7 @@ local ids = {}
 for k = 1, n do ids[k] = ARGV[2 * k + 1] end
 local envs = redis.call('HMGET', KEYS[1], unpack(ids))
 local out, members, done = {}, {}, {}
-local acked, keyed = {}, {}
+local acked, left = {}, keyLeaving()
 for k = 1, n do
   local id, env, ok = ids[k], envs[k], 0
   if env and not done[id] and envState(env) == 'f' and envReceipt(env) == ARGV[2 * k + 2] then
@@ -39,7 +39,7 @@ for k = 1, n do
     members[#members + 1] = envMember(env, id)
     acked[#acked + 1] = id
     local key = envKey(env)
-    if key then keyed[#keyed + 1] = {key, members[#members]} end
+    if key then keyLeft(left, key, members[#members]) end
   end
   out[k] = ok
 end
@@ -49,14 +49,11 @@ if #acked > 0 then
   redis.call('HDEL', KEYS[3], unpack(progressToo(acked)))
   redis.call('HINCRBY', KEYS[5], 'acked', #acked)
 end
-if #keyed > 0 then
+if #left.keys > 0 then
   local t = redis.call('TIME')
   local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-  local qp, earliest = queuePrefix(KEYS[1]), nil
-  for _, k in ipairs(keyed) do
-    local due = keyRelease(qp, k[1], k[2], now)
-    if due and (earliest == nil or due < earliest) then earliest = due end
-  end
+  local qp = queuePrefix(KEYS[1])
+  local earliest = keysRelease(qp, left, now)
   if earliest then notice(ARGV[2], qp .. 'wake', earliest) end
 end
 return recorded(KEYS[4], ARGV[1], out)

@@ -6,7 +6,7 @@
 -- of such a key that leaves in flight here (acked, or returned after its visibility timeout) moves the key's next
 -- held jobs back to due. Work per call is bounded by ARGV[1] + ARGV[4] + the number of acks (at most 500) + the
 -- priority levels in use (at most 9); with keys, by 5 * max(ARGV[1], 100) jobs taken and up to 100 held jobs moved
--- back per keyed job that left.
+-- back per key of the keyed jobs that left.
 --
 -- KEYS[1] due zset of priority 0 (the levels' zsets and the levels key derive from it, levels.lua),
 -- KEYS[2] in-flight zset (score = visibility deadline, epoch ms), KEYS[3] jobs hash,
@@ -79,11 +79,14 @@ if r then
 end
 
 local acks = {}
+-- the keyed jobs that leave flight here (acked, or returned after their visibility timeout), grouped by key: their
+-- slots are freed and their keys' held jobs let back once, after the returns (keylimits.lua)
+local left = keyLeaving()
 if #ARGV >= FIRST_ACK then
   local ids = {}
   for k = FIRST_ACK, #ARGV, 2 do ids[#ids + 1] = ARGV[k] end
   local envs = redis.call('HMGET', KEYS[3], unpack(ids))
-  local members, acked, done, keyed = {}, {}, {}, {}
+  local members, acked, done = {}, {}, {}
   for k = 1, #ids do
     local id, env, ok = ids[k], envs[k], 0
     if env and not done[id] and envState(env) == 'f' and envReceipt(env) == ARGV[FIRST_ACK - 1 + 2 * k] then
@@ -92,7 +95,7 @@ if #ARGV >= FIRST_ACK then
       members[#members + 1] = envMember(env, id)
       acked[#acked + 1] = id
       local key = envKey(env)
-      if key then keyed[#keyed + 1] = {key, members[#members]} end
+      if key then keyLeft(left, key, members[#members]) end
     end
     acks[k] = ok
   end
@@ -101,7 +104,6 @@ if #ARGV >= FIRST_ACK then
     redis.call('HDEL', KEYS[3], unpack(acked))
     redis.call('HDEL', KEYS[5], unpack(progressToo(acked)))
     redis.call('HINCRBY', KEYS[8], 'acked', #acked)
-    for _, k in ipairs(keyed) do keyRelease(QP, k[1], k[2], now) end
   end
 end
 
@@ -125,11 +127,12 @@ for _, member in ipairs(expired) do
       redis.call('HSET', KEYS[5], id, 'visibility timeout expired on attempt ' .. attempts)
     end
     local key = keyAt(env, i3 + 1)
-    if key then keyRelease(QP, key, member, now) end
+    if key then keyLeft(left, key, member) end
   end
 end
 
 if died > 0 then redis.call('HINCRBY', KEYS[8], 'dead', died) end
+keysRelease(QP, left, now)
 
 local out = {nowUs, -1, acks}
 local claimed = {acks}
@@ -178,20 +181,28 @@ end
 -- a job taken beyond the claim's size goes back where it was, unjudged. A round that holds nothing ends the loop
 -- (jobs without a key: one round, as before keys existed)
 local members, ids, scores, envs = {}, {}, {}, {}
-local keyState = {}
+local admission = keyAdmission(QP, now, deadline)
 for round = 1, 5 do
   local got = collect(round == 1 and wanted or math.max(wanted - #ids, 100))
   if #got == 0 then break end
   local gotIds = {}
   for k = 1, #got, 2 do gotIds[#gotIds + 1] = string.sub(got[k], 13) end
   local gotEnvs = redis.call('HMGET', KEYS[3], unpack(gotIds))
+  local gotKeys, roundKeys = {}, {}
+  for k = 1, #gotIds do
+    local key = gotEnvs[k] and envKey(gotEnvs[k])
+    if key then
+      gotKeys[k] = key
+      roundKeys[#roundKeys + 1] = key
+    end
+  end
+  keyRound(admission, roundKeys)
   local held = 0
   for k = 1, #gotIds do
-    local env, member, score = gotEnvs[k], got[2 * k - 1], got[2 * k]
-    local key = env and envKey(env)
+    local env, member, score, key = gotEnvs[k], got[2 * k - 1], got[2 * k], gotKeys[k]
     if #ids >= wanted then
       if env then addWaiting(KEYS[1], envLevel(env), score, member) end
-    elseif key and not keyAdmit(QP, keyState, key, member, envLevel(env), score, now, deadline) then
+    elseif key and not keyAdmit(admission, key, member, envLevel(env), score) then
       held = held + 1
     else
       members[#members + 1] = member
@@ -202,6 +213,7 @@ for round = 1, 5 do
   end
   if held == 0 or #ids >= wanted then break end
 end
+keyAdmitted(admission)
 if #ids > 0 then
   local count = #ids
   -- the ZREMs in collect() are this call's first writes when it acks nothing, on purpose: at maxmemory with
