@@ -2,6 +2,7 @@ package io.github.deferlock.dashboard;
 
 import io.github.deferlock.dashboard.internal.ActionGuard;
 import io.github.deferlock.dashboard.internal.Api;
+import io.github.deferlock.dashboard.internal.HeldKeysPanel;
 import io.github.deferlock.dashboard.internal.HttpError;
 import io.github.deferlock.dashboard.internal.LockPanel;
 import io.github.deferlock.dashboard.internal.QueueOverview;
@@ -35,8 +36,9 @@ import redis.clients.jedis.UnifiedJedis;
  * }
  * }</pre>
  *
- * <p>The page shows every queue the registry knows (due, in flight, dead, oldest due age, and charts of enqueued
- * and handled per second and lateness over the last {@link Builder#history}), a queue's dead letters, a job
+ * <p>The page shows every queue the registry knows (due, held for a concurrency key and the keys most held, in
+ * flight, dead, oldest due age, and charts of enqueued and handled per second and lateness over the last {@link
+ * Builder#history}), a queue's dead letters, a job
  * by id and the locks under a prefix, refreshing every {@link Builder#refreshInterval}. It is read-only unless
  * {@link Builder#actions} is given; then requeue, purge, cancel and requeue-all need those credentials and the
  * CSRF token of the caller's HTTP session, and every action, run or refused, goes to the {@link
@@ -44,7 +46,9 @@ import redis.clients.jedis.UnifiedJedis;
  * (the standalone server listens on the loopback address unless told otherwise).
  *
  * <p>A background thread samples the queues' counts every refresh interval while the servlet is in service
- * ({@link #init()} to {@link #destroy()}). The servlet never closes the Redis client. Threadsafe.
+ * ({@link #init()} to {@link #destroy()}), and then reads the concurrency keys with held jobs of the queues whose
+ * counts hold some (at most {@value Builder#HELD_KEY_QUEUES_PER_REFRESH} queues and 10 keys each per interval). The
+ * servlet never closes the Redis client. Threadsafe.
  */
 @SuppressWarnings("serial") // a servlet container never serializes it
 public final class DashboardServlet extends HttpServlet {
@@ -58,6 +62,7 @@ public final class DashboardServlet extends HttpServlet {
     private final Duration refreshInterval;
     private final RateSampler sampler;
     private final LockPanel lockPanel;
+    private final HeldKeysPanel heldKeys;
     private final Api api;
     private final StaticFiles files = new StaticFiles();
     private ScheduledExecutorService sampling;
@@ -78,10 +83,12 @@ public final class DashboardServlet extends HttpServlet {
                 Builder.MAX_WATCHED_LOCK_PREFIXES,
                 Math.max(60_000, 10 * refreshInterval.toMillis()),
                 clock::millis);
+        this.heldKeys = new HeldKeysPanel(inspector, Builder.HELD_KEY_QUEUES_PER_REFRESH, clock::millis);
         this.api = new Api(
                 inspector,
                 overview,
                 lockPanel,
+                heldKeys,
                 sampler,
                 new ActionGuard(b.actions),
                 audit,
@@ -124,10 +131,18 @@ public final class DashboardServlet extends HttpServlet {
     }
 
     private void sample() {
+        QueueOverview.Snapshot snapshot;
         try {
-            sampler.record(overview.counts());
+            snapshot = overview.read();
+            sampler.record(QueueOverview.counts(snapshot));
         } catch (RuntimeException e) {
             log.warn("deferlock dashboard: sampling the queues failed: {}", e.toString());
+            return;
+        }
+        try {
+            heldKeys.tick(snapshot.queues());
+        } catch (RuntimeException e) {
+            log.warn("deferlock dashboard: reading the held concurrency keys failed: {}", e.toString());
         }
     }
 
@@ -198,6 +213,11 @@ public final class DashboardServlet extends HttpServlet {
         public static final int DEFAULT_LOCK_SCAN_BUDGET = 25;
         /** The most lock prefixes the locks panel watches at once. */
         public static final int MAX_WATCHED_LOCK_PREFIXES = 8;
+        /**
+         * The most queues whose held concurrency keys are read per refresh interval (only queues whose stats
+         * count held jobs are read; with more, they take turns).
+         */
+        public static final int HELD_KEY_QUEUES_PER_REFRESH = 8;
 
         private final UnifiedJedis redis;
         private ActionAuth actions;

@@ -152,6 +152,53 @@ final class DashboardBrowserIT {
         }
     }
 
+    /**
+     * A queue with concurrency keys at their limit: the Held cell shows how many jobs wait and, per key, the held
+     * jobs, the running ones and the limit, as Redis holds them; after an ack lets a held job back, the page
+     * follows.
+     */
+    @Test
+    void queueTable_showsTheConcurrencyKeysHeldAtTheirLimit(UnifiedJedis redis) {
+        try (Workload w = Workload.write(redis);
+                RunningDashboard d = new RunningDashboard(redis, b -> b)) {
+            Workload.KeyedQueue keyed = Workload.heldKeys(redis);
+            DelayQueue<String> tenants = keyed.queue();
+            assertThat(tenants.concurrencyKeys().heldByKey(10)).isEqualTo(Map.of("tenant-a", 3L, "tenant-b", 1L));
+            browser.driver.get(d.server.uri().toString());
+            String row = "#queues tr[data-queue='tenants'] ";
+            String a = row + ".held-keys li[data-key='tenant-a'] ";
+            String b = row + ".held-keys li[data-key='tenant-b'] ";
+
+            eventually().untilAsserted(() -> {
+                assertThat(text(row + ".held")).isEqualTo("4");
+                assertThat(all(row + ".held-keys li"))
+                        .extracting(e -> e.getAttribute("data-key"))
+                        .containsExactly("tenant-a", "tenant-b"); // most held first
+                assertThat(text(a + ".held-key")).isEqualTo("tenant-a");
+                assertThat(text(a + ".held-count")).isEqualTo("3");
+                assertThat(text(a + ".held-running")).isEqualTo("1");
+                assertThat(text(a + ".held-limit")).isEqualTo("1");
+                assertThat(text(b + ".held-count")).isEqualTo("1");
+                assertThat(text(b + ".held-running")).isEqualTo("2");
+                assertThat(text(b + ".held-limit")).isEqualTo("2");
+                assertThat(text(row + ".due"))
+                        .isEqualTo(String.valueOf(tenants.stats().due()));
+            });
+            assertThat(text("#queues tr[data-queue='orders'] .held"))
+                    .isEqualTo(String.valueOf(w.orders.stats().held()))
+                    .isEqualTo("0");
+            assertThat(all("#queues tr[data-queue='orders'] .held-keys")).isEmpty();
+            browser.screenshot("held-keys");
+
+            assertThat(tenants.ack(keyed.claimed().get(0))).isTrue(); // a1 ends: a2 goes back to due
+            eventually().untilAsserted(() -> {
+                assertThat(text(row + ".held")).isEqualTo("3");
+                assertThat(text(a + ".held-count")).isEqualTo("2");
+                assertThat(text(a + ".held-running")).isEqualTo("0");
+            });
+        }
+    }
+
     @Test
     void htmlInPayloadsAndErrors_rendersAsText(UnifiedJedis redis) {
         try (Workload w = Workload.write(redis);

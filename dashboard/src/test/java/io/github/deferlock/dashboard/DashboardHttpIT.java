@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.github.deferlock.delay.DeadLetter;
+import io.github.deferlock.delay.DelayQueue;
 import io.github.deferlock.delay.Job;
 import io.github.deferlock.delay.JobState;
 import io.github.deferlock.delay.QueueRateLimit;
@@ -64,6 +65,61 @@ final class DashboardHttpIT {
             assertThat(limit.get("text").asText()).isEqualTo("100 per 1 s (burst 5)");
             assertThat(queues.get(0).get("rateLimit").isNull()).isTrue(); // emails has none
         }
+    }
+
+    /**
+     * {@code held} is the queue's held count read with its stats; {@code heldKeys} the keys at their limit as the
+     * background thread last read them ({@code Inspector.heldKeys}), and none once no job is held.
+     */
+    @Test
+    void queues_showTheConcurrencyKeysHeldAtTheirLimit(UnifiedJedis redis) {
+        try (Workload w = Workload.write(redis);
+                RunningDashboard d = new RunningDashboard(redis, b -> b)) {
+            Workload.KeyedQueue keyed = Workload.heldKeys(redis);
+            DelayQueue<String> tenants = keyed.queue();
+
+            JsonNode row = await().atMost(Duration.ofSeconds(30))
+                    .until(
+                            () -> queue(d, Workload.TENANTS),
+                            q -> q.get("heldKeys").size() == 2);
+            assertThat(row.get("held").asLong())
+                    .isEqualTo(tenants.stats().held())
+                    .isEqualTo(4);
+            assertThat(row.get("heldKeys"))
+                    .isEqualTo(d.parse("[{\"key\": \"tenant-a\", \"held\": 3, \"running\": 1, \"limit\": 1},"
+                            + " {\"key\": \"tenant-b\", \"held\": 1, \"running\": 2, \"limit\": 2}]"));
+            assertThat(row.get("heldKeysAt").asLong()).isPositive();
+            JsonNode orders = queue(d, Workload.ORDERS);
+            assertThat(orders.get("held").asLong())
+                    .isEqualTo(w.orders.stats().held())
+                    .isZero();
+            assertThat(orders.get("heldKeys")).isEmpty();
+            assertThat(orders.get("heldKeysAt").isNull()).isTrue();
+
+            assertThat(tenants.ack(keyed.claimed().get(0))).isTrue(); // a2 back to due
+            await().atMost(Duration.ofSeconds(30)).until(() -> queue(d, Workload.TENANTS)
+                    .get("heldKeys")
+                    .get(0)
+                    .equals(d.parse("{\"key\": \"tenant-a\", \"held\": 2, \"running\": 0, \"limit\": 1}")));
+            tenants.cancel("a3");
+            tenants.cancel("a4");
+            tenants.cancel("b3");
+            JsonNode none = queue(d, Workload.TENANTS);
+            assertThat(none.get("held").asLong()).isZero();
+            assertThat(none.get("heldKeys"))
+                    .as("no held job: no key, whatever was read before")
+                    .isEmpty();
+            assertThat(none.get("heldKeysAt").isNull()).isTrue();
+        }
+    }
+
+    private static JsonNode queue(RunningDashboard d, String name) {
+        for (JsonNode q : d.getJson("api/queues").get("queues")) {
+            if (q.get("name").asText().equals(name)) {
+                return q;
+            }
+        }
+        throw new AssertionError("no queue " + name + " in api/queues");
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.github.deferlock.dashboard;
 
 import io.github.deferlock.delay.DelayQueue;
 import io.github.deferlock.delay.Job;
+import io.github.deferlock.delay.NewJob;
 import io.github.deferlock.lock.LockLease;
 import io.github.deferlock.lock.RedisLocks;
 import io.github.deferlock.redis.internal.Registry;
@@ -20,6 +21,7 @@ final class Workload implements AutoCloseable {
 
     static final String ORDERS = "orders";
     static final String EMAILS = "emails";
+    static final String TENANTS = "tenants";
     static final String LOCK = "order-42";
     static final String XSS_PAYLOAD = "<script>window.__xss = 1</script><img src=x onerror=\"window.__xss = 2\">";
     static final List<String> DEAD_IDS = List.of("dead-1", "dead-2", "dead-3", "dead-4");
@@ -60,6 +62,34 @@ final class Workload implements AutoCloseable {
         lease = locks.get(LOCK).acquire(Duration.ofSeconds(5), Duration.ofMinutes(5));
         new RegistryBeacon(Registry.Kind.LOCK_PREFIX).touch(redis, "lock:");
     }
+
+    /**
+     * Queue {@code tenants} (registered) with concurrency keys at their limit: limit 1 for every key, 2 for {@code
+     * tenant-b}; jobs a1–a4 of {@code tenant-a} and b1–b3 of {@code tenant-b} were claimed in one call, which
+     * took a1, b1 and b2 and held the rest: {@code tenant-a} has 3 held and 1 running of 1, {@code tenant-b} 1
+     * held and 2 running of 2. The claims run for 10 minutes.
+     *
+     * @return the queue and the claimed jobs
+     */
+    static KeyedQueue heldKeys(UnifiedJedis redis) {
+        DelayQueue<String> tenants = DelayQueue.builder(redis, TENANTS, String.class)
+                .visibilityTimeout(Duration.ofMinutes(10))
+                .build();
+        tenants.concurrencyKeys().limit(1);
+        tenants.concurrencyKeys().limit("tenant-b", 2);
+        for (int i = 1; i <= 4; i++) {
+            tenants.enqueueJob(NewJob.of("a" + i, "job a" + i, Duration.ZERO).withConcurrencyKey("tenant-a"));
+        }
+        for (int i = 1; i <= 3; i++) {
+            tenants.enqueueJob(NewJob.of("b" + i, "job b" + i, Duration.ZERO).withConcurrencyKey("tenant-b"));
+        }
+        List<Job<String>> claimed = tenants.claim(10);
+        new RegistryBeacon(Registry.Kind.QUEUE).touch(redis, TENANTS);
+        return new KeyedQueue(tenants, claimed);
+    }
+
+    /** {@link #heldKeys}'s queue and the jobs its claim took. */
+    record KeyedQueue(DelayQueue<String> queue, List<Job<String>> claimed) {}
 
     /** Writes the workload into {@code redis} (expected empty). */
     static Workload write(UnifiedJedis redis) {

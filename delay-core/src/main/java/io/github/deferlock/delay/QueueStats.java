@@ -27,6 +27,9 @@ import java.util.Objects;
  *     attempt, or a dead-letter call); a requeued dead letter that dies again is counted again
  * @param at the server time of the reading
  * @param pausedSince when the queue was paused ({@link DelayQueue#pause()}, server clock), or null while it runs
+ * @param held jobs held back because their concurrency key is at its limit ({@link DelayQueue#concurrencyKeys()}):
+ *     a part of {@code due} and {@code waiting}, read from the same gauge the scripts keep; 0 for a queue without
+ *     concurrency keys. {@link ConcurrencyKeys#heldByKey(int)} says which keys
  */
 public record QueueStats(
         String queue,
@@ -39,7 +42,8 @@ public record QueueStats(
         long acked,
         long deadLettered,
         Instant at,
-        Instant pausedSince) {
+        Instant pausedSince,
+        long held) {
 
     /** Validates the components. */
     public QueueStats {
@@ -49,9 +53,30 @@ public record QueueStats(
     }
 
     /**
-     * A reading of a queue that is not paused (the components before {@link #pausedSince} came).
+     * A reading without a held count (the components before {@link #held} came): {@code held} is 0.
      *
-     * @deprecated use the canonical constructor, which takes {@code pausedSince}
+     * @deprecated use the canonical constructor, which takes {@code held}
+     */
+    @Deprecated
+    public QueueStats(
+            String queue,
+            long waiting,
+            long due,
+            long inFlight,
+            long dead,
+            Duration oldestDueAge,
+            long enqueued,
+            long acked,
+            long deadLettered,
+            Instant at,
+            Instant pausedSince) {
+        this(queue, waiting, due, inFlight, dead, oldestDueAge, enqueued, acked, deadLettered, at, pausedSince, 0);
+    }
+
+    /**
+     * A reading of a queue that is not paused (the components before {@link #pausedSince} came): {@code held} is 0.
+     *
+     * @deprecated use the canonical constructor, which takes {@code pausedSince} and {@code held}
      */
     @Deprecated
     public QueueStats(
@@ -65,7 +90,7 @@ public record QueueStats(
             long acked,
             long deadLettered,
             Instant at) {
-        this(queue, waiting, due, inFlight, dead, oldestDueAge, enqueued, acked, deadLettered, at, null);
+        this(queue, waiting, due, inFlight, dead, oldestDueAge, enqueued, acked, deadLettered, at, null, 0);
     }
 
     /** True when the queue was paused at the time of the reading: its workers claim nothing. */
@@ -75,7 +100,7 @@ public record QueueStats(
 
     /**
      * The reply of stats.lua: {now ms, waiting, due, in flight, dead, head ms or -1, enqueued, acked, dead, paused
-     * since ms or -1}.
+     * since ms or -1, held}.
      */
     static QueueStats of(String queue, List<?> r) {
         long now = (Long) r.get(0);
@@ -92,6 +117,7 @@ public record QueueStats(
                 (Long) r.get(7),
                 (Long) r.get(8),
                 Instant.ofEpochMilli(now),
-                r.size() > 9 && (Long) r.get(9) >= 0 ? Instant.ofEpochMilli((Long) r.get(9)) : null);
+                r.size() > 9 && (Long) r.get(9) >= 0 ? Instant.ofEpochMilli((Long) r.get(9)) : null,
+                r.size() > 10 ? Math.max(0, (Long) r.get(10)) : 0);
     }
 }

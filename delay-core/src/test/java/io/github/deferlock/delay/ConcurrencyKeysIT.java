@@ -372,6 +372,7 @@ final class ConcurrencyKeysIT {
             assertThat(q.stats().waiting())
                     .as("held jobs still count as waiting")
                     .isEqualTo(5);
+            assertThat(q.stats().held()).as("and are counted apart").isEqualTo(5);
             JobInfo held = q.get("b").orElseThrow();
             assertThat(held.heldForKey()).isTrue();
             assertThat(held.state()).isEqualTo(JobState.DUE);
@@ -414,6 +415,7 @@ final class ConcurrencyKeysIT {
                     .isEqualTo(1);
             assertThat(q.ackAll(f)).containsExactly(true);
             assertThat(q.concurrencyKeys().held("k")).isZero();
+            assertThat(q.stats().held()).isZero();
             assertThat(q.concurrencyKeys().running("k")).isZero();
             assertThat(q.get("b").orElseThrow().state()).isEqualTo(JobState.DUE);
             assertThat(q.get("d").orElseThrow().state()).isEqualTo(JobState.DUE);

@@ -21,7 +21,15 @@ final class QueueStatsIT {
     @Test
     void emptyQueue_isAllZero_andReadsWithoutBuildingAQueue(UnifiedJedis redis) {
         QueueStats s = DelayQueue.stats(redis, "nothing-here");
-        assertThat(List.of(s.waiting(), s.due(), s.inFlight(), s.dead(), s.enqueued(), s.acked(), s.deadLettered()))
+        assertThat(List.of(
+                        s.waiting(),
+                        s.due(),
+                        s.inFlight(),
+                        s.dead(),
+                        s.enqueued(),
+                        s.acked(),
+                        s.deadLettered(),
+                        s.held()))
                 .containsOnly(0L);
         assertThat(s.oldestDueAge()).isZero();
         assertThat(s.queue()).isEqualTo("nothing-here");

@@ -55,6 +55,7 @@ public final class Api {
     private final Inspector inspector;
     private final QueueOverview overview;
     private final LockPanel lockPanel;
+    private final HeldKeysPanel heldKeys;
     private final ConflictPanel conflictPanel;
     private final RateSampler sampler;
     private final ActionGuard guard;
@@ -73,6 +74,7 @@ public final class Api {
             Inspector inspector,
             QueueOverview overview,
             LockPanel lockPanel,
+            HeldKeysPanel heldKeys,
             RateSampler sampler,
             ActionGuard guard,
             Consumer<ActionRecord> audit,
@@ -81,6 +83,7 @@ public final class Api {
         this.inspector = inspector;
         this.overview = overview;
         this.lockPanel = lockPanel;
+        this.heldKeys = heldKeys;
         this.conflictPanel = new ConflictPanel(inspector, clock);
         this.sampler = sampler;
         this.guard = guard;
@@ -221,6 +224,8 @@ public final class Api {
             q.put("name", row.entry().name());
             q.put("kind", row.entry().kind().name());
             q.put("due", row.stats().due());
+            q.put("held", row.stats().held());
+            putHeldKeys(q, row);
             q.put("scheduled", row.stats().waiting() - row.stats().due());
             q.put("inFlight", row.stats().inFlight());
             q.put("dead", row.stats().dead());
@@ -247,6 +252,26 @@ public final class Api {
         result.put("queues", out);
         result.put("lockPrefixes", snapshot.lockPrefixes());
         return result;
+    }
+
+    /**
+     * The queue's most held concurrency keys, from the background thread's last read (no Redis call here;
+     * docs/dashboard.md, "Held concurrency keys"); none when the stats just read count no held job.
+     */
+    private void putHeldKeys(Map<String, Object> q, QueueOverview.Row row) {
+        HeldKeysPanel.View view =
+                row.stats().held() > 0 ? heldKeys.view(row.entry().name()) : null;
+        List<Map<String, Object>> keys = new ArrayList<>();
+        for (Inspector.HeldKey k : view == null ? List.<Inspector.HeldKey>of() : view.keys()) {
+            Map<String, Object> key = new LinkedHashMap<>();
+            key.put("key", k.key());
+            key.put("held", k.held());
+            key.put("running", k.running());
+            key.put("limit", k.limit() < 0 ? null : k.limit());
+            keys.add(key);
+        }
+        q.put("heldKeys", keys);
+        q.put("heldKeysAt", view == null ? null : view.readAtMillis());
     }
 
     private Map<String, Object> history(HttpServletRequest request) {

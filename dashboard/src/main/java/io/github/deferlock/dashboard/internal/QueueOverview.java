@@ -10,8 +10,9 @@ import java.util.List;
 
 /**
  * Reads what the queue table and the charts show: every registered queue's counts and counters (one script call
- * each, from the inspector; {@link RateSampler} makes rates of the counters) and rate limit (one {@code GET}
- * each), and the registered lock prefixes.
+ * each, from the inspector; {@link RateSampler} makes rates of the counters, {@link HeldKeysPanel} reads the held
+ * keys of the queues whose counts hold some) and rate limit (one {@code GET} each), and the registered lock
+ * prefixes.
  * Threadsafe.
  */
 public final class QueueOverview {
@@ -54,8 +55,8 @@ public final class QueueOverview {
         return new Snapshot(rows, prefixes);
     }
 
-    /** The sampler's input: every queue's counts. */
-    public List<RateSampler.Counts> counts() {
-        return read().queues().stream().map(Row::counts).toList();
+    /** The sampler's input: every queue's counts in {@code snapshot}. */
+    public static List<RateSampler.Counts> counts(Snapshot snapshot) {
+        return snapshot.queues().stream().map(Row::counts).toList();
     }
 }

@@ -175,6 +175,7 @@
       }
       row.appendChild(stateCell);
       row.appendChild(el('td', q.due, 'num due'));
+      row.appendChild(heldCell(q));
       row.appendChild(el('td', q.scheduled, 'num scheduled'));
       row.appendChild(el('td', q.inFlight, 'num in-flight'));
       row.appendChild(el('td', q.dead, 'num dead'));
@@ -199,6 +200,33 @@
       option.value = p;
       prefixes.appendChild(option);
     }
+  }
+
+  // The Held cell: how many due jobs wait for their concurrency key, and the keys most held (as of the
+  // dashboard's last read, at most 10): key, held jobs, running of the limit.
+  function heldCell(q) {
+    const cell = el('td', null, 'num held-cell');
+    cell.appendChild(el('span', q.held, 'held'));
+    if (q.heldKeys.length === 0) return cell;
+    const list = el('ul', null, 'held-keys');
+    if (q.heldKeysAt !== null) list.title = 'concurrency keys at their limit, read ' + formatTime(q.heldKeysAt);
+    for (const k of q.heldKeys) {
+      const item = el('li');
+      item.dataset.key = k.key;
+      item.appendChild(el('span', k.key, 'held-key name'));
+      item.appendChild(document.createTextNode(': '));
+      item.appendChild(el('span', k.held, 'held-count'));
+      item.appendChild(document.createTextNode(' held, '));
+      item.appendChild(el('span', k.running, 'held-running'));
+      item.appendChild(document.createTextNode(' of '));
+      item.appendChild(el('span', k.limit === null ? 'no limit' : k.limit, 'held-limit'));
+      item.appendChild(document.createTextNode(' running'));
+      item.title = k.held + ' jobs of key ' + k.key + ' wait: ' + k.running + ' of its '
+        + (k.limit === null ? 'unlimited' : 'limit of ' + k.limit) + ' are running';
+      list.appendChild(item);
+    }
+    cell.appendChild(list);
+    return cell;
   }
 
   async function pauseOrResume(queue, action) {

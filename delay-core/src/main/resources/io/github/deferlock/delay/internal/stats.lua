@@ -4,9 +4,9 @@
 -- KEYS[2] in-flight zset, KEYS[3] dead zset, KEYS[4] stats hash, KEYS[5] paused marker
 -- returns {now ms, waiting (ZCARD due and its levels: scheduled ones included), due now (score <= now), in flight, dead,
 --          earliest due ms or -1 when no job waits, enqueued, acked, dead-lettered, paused since ms or -1 when
---          not paused}; enqueued, acked and dead-lettered are the monotonic counters of the stats hash (0 when
---          never incremented); waiting and due now count the jobs held back for their concurrency key too
---          (the stats hash's gauge 'held', keylimits.lua: they are due), the earliest due time does not
+--          not paused, held}; enqueued, acked and dead-lettered are the monotonic counters of the stats hash (0 when
+--          never incremented); held is the stats hash's gauge 'held' (keylimits.lua): the jobs held back for their
+--          concurrency key, which waiting and due now count too (they are due), the earliest due time does not
 --@include envelope.lua
 --@include levels.lua
 local t = redis.call('TIME')
@@ -25,4 +25,4 @@ local paused = redis.call('GET', KEYS[5])
 return {now, waiting, dueNow,
   redis.call('ZCARD', KEYS[2]), redis.call('ZCARD', KEYS[3]), head or -1,
   tonumber(counters[1] or 0), tonumber(counters[2] or 0), tonumber(counters[3] or 0),
-  paused and tonumber(paused) or -1}
+  paused and tonumber(paused) or -1, held}
