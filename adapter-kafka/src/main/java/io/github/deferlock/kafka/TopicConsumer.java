@@ -66,7 +66,8 @@ import org.slf4j.LoggerFactory;
  * <em>deferred</em> leaves that order: it runs later from the deferral queue, when its backoff delay is over and
  * its lock is free, so records of the same key that arrive after it may run before it, and two deferred records
  * of one key may run in either order. A record never runs before an earlier, not deferred record of its key,
- * except across a rebalance whose {@code revokeTimeout} ran out while that record was still running. If the
+ * except across a rebalance whose {@code revokeTimeout} ran out while that record was still running, or whose
+ * consumer was stopped past its session and its lock's lease while running it (see Rebalances). If the
  * handler needs a key's records in order, keep them off DEFER or make it order-insensitive (versions, fencing
  * tokens, idempotent upserts). docs/strategies.md has the details.
  *
@@ -79,7 +80,13 @@ import org.slf4j.LoggerFactory;
  * <p><b>Rebalances.</b> When the group takes partitions away, records of them not yet started are dropped, the
  * running ones get up to {@code revokeTimeout} to finish, and the safe offsets are committed; the new owner reads
  * from the first record that was not done (records done after it come back as {@code DUPLICATE}s). Partitions
- * <em>lost</em> (the session expired) are dropped without a commit.
+ * <em>lost</em> (the session expired: the process stopped or paused longer than {@code session.timeout.ms}) are
+ * dropped without a commit once the consumer hears of the loss, at its first poll after it runs again. Until then
+ * its handler threads go on starting queued records of them beside the new owner: the key's lock and the done
+ * marker make each a first run, a {@code DUPLICATE} or parked, never a second run, and the group refuses the
+ * consumer's commits. A handling the stop cut is run again by the new owner if its lock's lease ran out meanwhile;
+ * when it goes on, its fencing token is stale and its unlock fails ({@code LockLostException}, a handler failure
+ * whose retry finds the done marker or is dropped with the partition).
  *
  * <p><b>Failures.</b> When a lock or deferral call cannot reach Redis (unreachable, {@code LOADING}, a failover),
  * the record waits on its thread and is tried again once Redis answers; the other handler threads pause meanwhile
