@@ -103,7 +103,12 @@ final class KeyLimitRuns {
                         + " `permits(name, 4).acquire(30 s)` then `close()` (default lease, watchdog);"
                         + " deferlock-lease: `acquire(30 s, lease 30 s)` (fixed lease, no watchdog); Redisson:"
                         + " `trySetPermits(4)` once, then `acquire(30, SECONDS)` (a 30 s lease) and"
-                        + " `release(permitId)`");
+                        + " `release(permitId)`. Not the same work: deferlock's permits are FIFO across threads and"
+                        + " processes (a permit freed while callers wait is kept for the oldest one, told on its"
+                        + " process's channel, and the releasing thread's next acquire queues behind it: a pub/sub"
+                        + " notice and a thread wake-up per cycle while the permit waits), Redisson's semaphore has no"
+                        + " waiter queue (whoever asks first after a release takes the permit, usually the releasing"
+                        + " thread); the commands are mostly the FIFO's (the waiter queue's entries read per acquire)");
     }
 
     /** A side of {@code limits.permits.t8}: one name with {@value #PERMITS} permits. */

@@ -370,7 +370,8 @@ final class Report {
      * ms (k × 1,000 ÷ the median), {@code {{scale:id|side|f}}} f × the median, {@code {{fix:id|side}}} the median
      * with two decimals (ratios), {@code {{target:id|i}}} the
      * metric's i-th target with its per-round ratio and verdict (k of n rounds met), {@code {{run:field}}} a field
-     * of the run's record ({@code run:noisy} renders "not flagged noisy" when the run was quiet). An unknown
+     * of the run's record ({@code run:noisy} renders "not flagged noisy" when the run was quiet; {@code run:scope}
+     * what the latest run measured: every metric, or the ids of {@code --only}). An unknown
      * figure renders as n/a.
      */
     static String fill(String template, Results results) {
@@ -390,6 +391,13 @@ final class Report {
                 JsonNode v = results.run().get(field);
                 if (field.equals("noisy")) {
                     return v == null || v.isNull() ? "not flagged noisy" : "flagged noisy: " + v.asText();
+                }
+                if (field.equals("scope")) { // what the latest run measured: all, or the ids of --only
+                    JsonNode only = results.run().get("only");
+                    return only == null || only.isNull() || only.asText().isEmpty()
+                            ? "every metric"
+                            : "only the metric ids starting with `" + only.asText()
+                                    + "` (the other figures come from the earlier runs the page names)";
                 }
                 return v == null || v.isNull() ? "n/a" : v.asText();
             }
