@@ -122,17 +122,18 @@ final class KafkaPauseIT {
                 List<Run> stale = Run.all(f.redis.lrange(PauseFixture.STALE, 0, -1));
                 HandlingLog firsts = HandlingLog.of(f.redis.lrange(PauseFixture.LOG, 0, -1));
                 HandlingLog writes = HandlingLog.of(f.redis.lrange(PauseFixture.EFFECTS, 0, -1));
-                // A's runs that began before the stop and wrote after it: the handlings the stop cut
-                Set<String> endedAfterContinue = new HashSet<>();
+                // A's runs that began before the stop and had not written by then: the handlings the stop cut (they
+                // write after A is continued, refused or taken, or end without a write: a LockLostException before it)
+                Set<String> endedBeforeStop = new HashSet<>();
                 for (Run r : concat(effects, stale)) {
-                    if (r.consumer().equals("A") && r.millis() >= contFrom) {
-                        endedAfterContinue.add(r.id());
+                    if (r.consumer().equals("A") && r.millis() < stopped) {
+                        endedBeforeStop.add(r.id());
                     }
                 }
                 Set<String> cut = log.stream()
                         .filter(r -> r.consumer().equals("A") && r.millis() < stopped)
                         .map(Run::id)
-                        .filter(endedAfterContinue::contains)
+                        .filter(id -> !endedBeforeStop.contains(id))
                         .collect(Collectors.toSet());
                 // runs A began after it was continued, on the partitions it had lost, before it heard of the loss
                 List<Run> startedOnLost = log.stream()
