@@ -54,6 +54,7 @@ final class JsonViews {
                 .put("due", s.due())
                 .put("inFlight", s.inFlight())
                 .put("dead", s.dead())
+                .put("held", s.held())
                 .put("oldestDueAgeMillis", s.oldestDueAge().toMillis())
                 .put("paused", s.paused())
                 .put("pausedSince", s.paused() ? s.pausedSince().toString() : null)

@@ -49,6 +49,10 @@ final class QueueCommand {
                 new String[] {"paused", q.paused() ? "since " + q.pausedSince() : "no"}));
         // shown only for a limited queue (queue rate-limit)
         limit.ifPresent(l -> rows.add(new String[] {"rate limit", l.toString()}));
+        // shown only while jobs are held back at their concurrency key's limit ('queue keys' lists the keys)
+        if (q.held() > 0) {
+            rows.add(new String[] {"held", q.held() + " (at their concurrency key's limit; see 'queue keys')"});
+        }
         rows.add(new String[] {"at", q.at().toString()});
         s.out().print(Text.fields(rows));
         return ExitCode.OK;

@@ -172,6 +172,8 @@ final class CliGoldenIT {
         run("queue", "keys", "orders", "--top", "1");
         run("queue", "keys", "emails");
         assertThat(run("queue", "keys", "nothing-here")).isEqualTo(ExitCode.NOT_FOUND);
+        run("queue", "stats", "orders"); // the held count, with a pointer to 'queue keys'
+        run("queue", "stats", "orders", "--json");
         matchesGolden("queue-keys");
     }
 
