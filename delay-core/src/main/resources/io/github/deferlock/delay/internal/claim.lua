@@ -206,7 +206,7 @@ for round = 1, 5 do
     local env, member, score, key = gotEnvs[k], got[2 * k - 1], got[2 * k], gotKeys[k]
     if #ids >= wanted then
       if env then addWaiting(KEYS[1], envLevel(env), score, member) end
-    elseif key and not keyAdmit(admission, key, member, envLevel(env), score) then
+    elseif key and not keyAdmit(admission, key, member, env, score) then
       held = held + 1
     else
       members[#members + 1] = member

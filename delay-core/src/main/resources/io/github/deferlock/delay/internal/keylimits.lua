@@ -41,10 +41,12 @@ local function keyAt(s, at)
   return string.sub(s, colon + 1, colon + n), colon + n + 1
 end
 
--- the concurrency key of envelope `env`, or nil
+-- the concurrency key of envelope `env`, or nil (finds the payload field after the third '|', as envSplit, without
+-- reading the other fields: claim and ack call it for every job)
 local function envKey(env)
-  local _, _, i3 = envSplit(env)
-  return (keyAt(env, i3 + 1))
+  local i = string.find(env, '|', 14, true)
+  i = string.find(env, '|', i + 1, true)
+  return (keyAt(env, string.find(env, '|', i + 1, true) + 1))
 end
 
 -- the most values per key or member one command here takes: Lua's unpack stops short of 8,000 values
@@ -147,7 +149,7 @@ end
 -- per key one ZADD of its held jobs to held:<key> (HELD_SPAN score) with one HINCRBY of its held count, and one
 -- HINCRBY of the total held.
 local function keyAdmission(qp, tally)
-  return {qp = qp, tally = tally or keyTally(qp), keys = {}, known = {}, limit = {}, held = {}}
+  return {qp = qp, tally = tally or keyTally(qp), known = {}, limit = {}, held = {}, heldKeys = {}}
 end
 
 -- reads the limits and running counts of the keys in the list `keys` (repeats allowed) that `adm` does not know yet
@@ -164,19 +166,22 @@ local function keyRound(adm, keys)
   keyTallyRead(adm.tally, new)
   for _, key in ipairs(new) do
     adm.known[key] = true
-    adm.keys[#adm.keys + 1] = key
-    adm.held[key] = {}
     adm.limit[key] = limits[key]
   end
 end
 
--- whether the due job `member` (of `level`, due at `score`) of `key` (known to `adm` by keyRound) may be claimed
--- now: true when its key has a free slot (the job takes it), false when the job is held
-local function keyAdmit(adm, key, member, level, score)
+-- whether the due job `member` (envelope `env`, due at `score`) of `key` (known to `adm` by keyRound) may be
+-- claimed now: true when its key has a free slot (the job takes it), false when the job is held
+local function keyAdmit(adm, key, member, env, score)
   local limit = adm.limit[key]
   if limit and adm.tally.count[key] >= limit then
     local held = adm.held[key]
-    held[#held + 1] = (9 - level) * HELD_SPAN + tonumber(score)
+    if not held then
+      held = {}
+      adm.held[key] = held
+      adm.heldKeys[#adm.heldKeys + 1] = key
+    end
+    held[#held + 1] = (9 - envLevel(env)) * HELD_SPAN + tonumber(score)
     held[#held + 1] = member
     return false
   end
@@ -188,15 +193,13 @@ end
 local function keyAdmitted(adm)
   local qp, total = adm.qp, 0
   keyTallyWrite(adm.tally)
-  for _, key in ipairs(adm.keys) do
+  for _, key in ipairs(adm.heldKeys) do
     local held = adm.held[key]
-    if #held > 0 then
-      for from = 1, #held, 2 * CHUNK do
-        redis.call('ZADD', qp .. 'held:' .. key, unpack(held, from, math.min(from + 2 * CHUNK - 1, #held)))
-      end
-      heldField(qp, key, #held / 2)
-      total = total + #held / 2
+    for from = 1, #held, 2 * CHUNK do
+      redis.call('ZADD', qp .. 'held:' .. key, unpack(held, from, math.min(from + 2 * CHUNK - 1, #held)))
     end
+    heldField(qp, key, #held / 2)
+    total = total + #held / 2
   end
   if total > 0 then redis.call('HINCRBY', qp .. 'stats', 'held', total) end
 end
