@@ -113,14 +113,16 @@ public final class ConcurrencyKeys {
     }
 
     /**
-     * How many jobs of {@code key} are claimed now (in flight, counted until their claim runs out). One {@code
-     * ZCARD}; a claim that ran out and was not returned yet may still be counted.
+     * How many jobs of {@code key} are claimed now (in flight: counted from their claim until they are acked,
+     * nacked, dead-lettered, rescheduled, given back or cancelled, or a claim returns them after their visibility
+     * timeout; a claim that ran out and was not returned yet still counts). One {@code HGET}.
      *
      * @throws DelayQueueException when Redis fails
      */
     public long running(String key) {
-        byte[] k = keys.running(checked(key));
-        return transport.call("running", () -> transport.redis().zcard(k));
+        byte[] field = requireKey(key);
+        byte[] n = transport.call("running", () -> transport.redis().hget(keys.runningCounts(), field));
+        return n == null ? 0 : Long.parseLong(new String(n, StandardCharsets.US_ASCII));
     }
 
     /**
@@ -169,11 +171,6 @@ public final class ConcurrencyKeys {
         Require.within(key == null ? "limit" : "limit of key " + Names.show(key), max, 1, MAX_LIMIT);
         byte[] value = Integer.toString(max).getBytes(StandardCharsets.US_ASCII);
         transport.call("limit", () -> transport.redis().hset(keys.keyLimits(), field, value));
-    }
-
-    private static String checked(String key) {
-        Names.requireValid(Names.Kind.CONCURRENCY_KEY, key);
-        return key;
     }
 
     private static byte[] requireKey(String key) {

@@ -89,11 +89,11 @@ public record QueueKeys(
     }
 
     /**
-     * The zset of the claimed jobs of concurrency key {@code key}: member {@code <seq><id>}, score the visibility
-     * deadline (keylimits.lua).
+     * How many jobs of each concurrency key are in flight ({@code <prefix>running}): a hash, field the key, value
+     * the count; the field is deleted at 0 (keylimits.lua).
      */
-    public byte[] running(String key) {
-        return bytes(replayPrefix.substring(0, replayPrefix.length() - 2) + "running:" + key);
+    public byte[] runningCounts() {
+        return bytes(replayPrefix.substring(0, replayPrefix.length() - 2) + "running");
     }
 
     /**

@@ -39,7 +39,7 @@ for k = 1, n do
     members[#members + 1] = envMember(env, id)
     acked[#acked + 1] = id
     local key = envKey(env)
-    if key then keyLeft(left, key, members[#members]) end
+    if key then keyLeft(left, key, true) end
   end
   out[k] = ok
 end
@@ -50,10 +50,8 @@ if #acked > 0 then
   redis.call('HINCRBY', KEYS[5], 'acked', #acked)
 end
 if #left.keys > 0 then
-  local t = redis.call('TIME')
-  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
   local qp = queuePrefix(KEYS[1])
-  local earliest = keysRelease(qp, left, now)
+  local earliest = keysRelease(qp, left)
   if earliest then notice(ARGV[2], qp .. 'wake', earliest) end
 end
 return recorded(KEYS[4], ARGV[1], out)

@@ -5,8 +5,9 @@
 -- ARGV[1] job id, ARGV[2] how long the replay record lives, ms, ARGV[3] '1' to publish with SPUBLISH (Redis 7.0+
 -- cluster), else PUBLISH (the wake notice below)
 -- returns 1 when the job existed and was deleted, 0 when there was no such job
--- A job with a concurrency key is taken out of the key's held jobs or frees its slot, and the key's next held
--- jobs go back to due while it has free slots (keylimits.lua), with a wake notice.
+-- A job with a concurrency key is taken out of the key's held jobs or, in flight, frees its slot (its key's running
+-- count goes 1 down), and the key's next held jobs go back to due while it has free slots (keylimits.lua), with a
+-- wake notice.
 --
 -- Replay: the client names each call by KEYS[6] (the same when it resends the call after a lost reply); when
 -- the record exists the call already ran and its recorded result is returned: a resent cancel is told
@@ -26,15 +27,16 @@ if not env then return recorded(KEYS[6], ARGV[2], 0) end
 local member = envMember(env, id)
 local key = envKey(env)
 local qp = queuePrefix(KEYS[1])
-if key and envState(env) == 'w' then keyUnhold(qp, key, member) end
+local state = envState(env)
+if key and state == 'w' then keyUnhold(qp, key, member) end
 redis.call('ZREM', levelKey(KEYS[2], envLevel(env)), member)
 redis.call('ZREM', KEYS[3], member)
 redis.call('ZREM', KEYS[4], member)
 redis.call('HDEL', KEYS[1], id)
 redis.call('HDEL', KEYS[5], id, progressField(id))
 if key then
-  local t = redis.call('TIME')
-  local moved = keyRelease(qp, key, member, tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
+  -- only an in-flight job (state f) held a slot of its key
+  local moved = keyRelease(qp, key, state == 'f')
   if moved then notice(ARGV[3], qp .. 'wake', moved) end
 end
 return recorded(KEYS[6], ARGV[2], 1)

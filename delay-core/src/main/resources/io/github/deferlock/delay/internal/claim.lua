@@ -80,8 +80,11 @@ end
 
 local acks = {}
 -- the keyed jobs that leave flight here (acked, or returned after their visibility timeout), grouped by key: their
--- slots are freed and their keys' held jobs let back once, after the returns (keylimits.lua)
+-- slots are freed and their keys' held jobs let back once, after the returns and before the admission below, which
+-- so counts a timed-out claim no more (keylimits.lua). The running counts of the call's keys are read once and
+-- written once, after the admission (keyAdmitted), or before a paused queue's return
 local left = keyLeaving()
+local tally = keyTally(QP)
 if #ARGV >= FIRST_ACK then
   local ids = {}
   for k = FIRST_ACK, #ARGV, 2 do ids[#ids + 1] = ARGV[k] end
@@ -95,7 +98,7 @@ if #ARGV >= FIRST_ACK then
       members[#members + 1] = envMember(env, id)
       acked[#acked + 1] = id
       local key = envKey(env)
-      if key then keyLeft(left, key, members[#members]) end
+      if key then keyLeft(left, key, true) end
     end
     acks[k] = ok
   end
@@ -127,12 +130,12 @@ for _, member in ipairs(expired) do
       redis.call('HSET', KEYS[5], id, 'visibility timeout expired on attempt ' .. attempts)
     end
     local key = keyAt(env, i3 + 1)
-    if key then keyLeft(left, key, member) end
+    if key then keyLeft(left, key, true) end
   end
 end
 
 if died > 0 then redis.call('HINCRBY', KEYS[8], 'dead', died) end
-keysRelease(QP, left, now)
+keysRelease(QP, left, tally)
 
 local out = {nowUs, -1, acks}
 local claimed = {acks}
@@ -141,6 +144,7 @@ local claimed = {acks}
 local levels = {}
 if redis.call('EXISTS', KEYS[9], KEYS[1] .. ':levels') > 0 then
   if redis.call('EXISTS', KEYS[9]) == 1 then
+    keyTallyWrite(tally)
     if #acks > 0 then recorded(KEYS[7], ARGV[5], claimed) end
     return out
   end
@@ -181,7 +185,7 @@ end
 -- a job taken beyond the claim's size goes back where it was, unjudged. A round that holds nothing ends the loop
 -- (jobs without a key: one round, as before keys existed)
 local members, ids, scores, envs = {}, {}, {}, {}
-local admission = keyAdmission(QP, now, deadline)
+local admission = keyAdmission(QP, tally)
 for round = 1, 5 do
   local got = collect(round == 1 and wanted or math.max(wanted - #ids, 100))
   if #got == 0 then break end
@@ -202,7 +206,7 @@ for round = 1, 5 do
     local env, member, score, key = gotEnvs[k], got[2 * k - 1], got[2 * k], gotKeys[k]
     if #ids >= wanted then
       if env then addWaiting(KEYS[1], envLevel(env), score, member) end
-    elseif key and not keyAdmit(admission, key, member, envLevel(env), score) then
+    elseif key and not keyAdmit(admission, key, member, env, score) then
       held = held + 1
     else
       members[#members + 1] = member

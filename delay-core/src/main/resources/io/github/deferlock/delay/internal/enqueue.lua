@@ -117,7 +117,7 @@ local function replace(id, mode, ms, payload)
   if oldKey then
     -- a job let back to due that is replaced (a new key, or a later due time) may be the one its key's held jobs
     -- wait for: let them back while the key has free slots (a surplus is held again by the next claim)
-    local moved = keyRelease(queuePrefix(KEYS[2]), oldKey, nil, now)
+    local moved = keyRelease(queuePrefix(KEYS[2]), oldKey, false)
     if moved then publish(moved) end
   end
   return 2, shown

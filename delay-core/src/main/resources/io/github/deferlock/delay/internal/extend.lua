@@ -7,11 +7,9 @@
 -- ARGV[2..] pairs: job id 1, receipt 1, job id 2, receipt 2, ... (at most 1000 pairs per call)
 -- returns {result 1, result 2, ...} in pair order: the new deadline (epoch ms), or 0 when the receipt is stale
 --         (the job was redelivered, settled or cancelled since that claim) or the job does not exist.
---         Idempotent: a resent call moves the same deadlines again. A job with a concurrency key moves its
---         deadline in running:<key> too (keylimits.lua), so a long run keeps its key's slot.
+--         Idempotent: a resent call moves the same deadlines again. A job with a concurrency key keeps its
+--         key's slot while it is in flight (keylimits.lua counts it until it leaves flight): nothing to move.
 --@include envelope.lua
---@include levels.lua
---@include keylimits.lua
 if redis.replicate_commands then redis.replicate_commands() end
 local n = (#ARGV - 1) / 2
 local ids = {}
@@ -19,7 +17,7 @@ for k = 1, n do ids[k] = ARGV[2 * k] end
 local envs = redis.call('HMGET', KEYS[1], unpack(ids))
 local t = redis.call('TIME')
 local deadline = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[1])
-local out, scored, members, keyed = {}, {}, {}, {}
+local out, scored, members = {}, {}, {}
 for k = 1, n do
   local env, r = envs[k], 0
   if env and envState(env) == 'f' and envReceipt(env) == ARGV[2 * k + 1] then
@@ -29,8 +27,6 @@ for k = 1, n do
       scored[#scored + 1] = deadline
       scored[#scored + 1] = member
       members[#members + 1] = member
-      local key = envKey(env)
-      if key then keyed[#keyed + 1] = {key, member} end
     end
   end
   out[k] = r
@@ -41,8 +37,5 @@ end
 if #members > 0 then
   redis.call('ZREM', KEYS[2], unpack(members))
   redis.call('ZADD', KEYS[2], unpack(scored))
-end
-for _, k in ipairs(keyed) do
-  redis.call('ZADD', queuePrefix(KEYS[1]) .. 'running:' .. k[1], deadline, k[2])
 end
 return out

@@ -3,20 +3,22 @@
 -- prefix (0x1F and a digit, levels.lua) and before the headers (0x1E). A job without it pays no command here.
 -- Keys, all derived from the queue's prefix (deferlock:dq:{q}:, in the queue's hash tag, docs/queue-keys.md):
 --   keylimits        hash: field '' the limit of every key, field <key> the limit of that key (wins); absent: none
---   running:<key>    zset: member <seq><id> of each claimed job of the key, score its visibility deadline (ms); a
---                    member whose deadline passed holds no slot (not counted), so a crash frees its slots; the
---                    member goes when its job leaves flight (every script that ends a claim calls keysRelease,
---                    a visibility timeout when the claim returns the job), so the zset holds only in-flight jobs
+--   running          hash: field <key> how many jobs of the key are in flight (deleted at 0, never below 0): +1
+--                    per job a claim takes, -1 per job that leaves flight (every script that ends a claim, a
+--                    visibility timeout when a claim returns the job, before that claim admits any job); a claim
+--                    whose deadline passed holds its slot until a claim returns it, so a crash frees its slots
+--                    with the next claim after the deadline (or later ones: ARGV[4] caps a claim's returns)
 --   held:<key>       zset: the due jobs held back because the key was at its limit when a claim took them, score
 --                    (9 - priority) * 1e13 + due ms (so the highest priority, then the earliest due, comes back first)
 --   held             hash: field <key> how many jobs of the key are held; the stats hash's field 'held': how many in
 --                    all (stats.lua reads it with the counters)
 -- A held job keeps its envelope (state w): it waits in held:<key> instead of its level's due zset. Each time jobs
--- of the key leave running:<key> (ack, nack, deadLetter, reschedule, give back, cancel, a visibility timeout) the
--- key's next held jobs go back to due, as many as it has free slots (at most 100 per key and call).
--- Commands are per key and call, not per job: a claim reads the limits of a round's keys in one HMGET, counts
--- each limited key's slots with one ZCOUNT and writes each key's claimed and held jobs with one ZADD each; jobs
--- leaving flight cost one ZREM per key and one HMGET of the held counts, and only keys with held jobs more.
+-- of the key leave flight (ack, nack, deadLetter, reschedule, give back, cancel, a visibility timeout) the key's
+-- next held jobs go back to due, as many as it has free slots (at most 100 per key and call).
+-- Commands are per script call, not per job nor per key: the running counts of a call's keys are read with one
+-- HMGET (keyTally), changed in Lua and written with one HSET (and one HDEL of those that fell to 0). A claim also
+-- reads the limits of a round's keys in one HMGET and writes each key's held jobs with one ZADD; jobs leaving
+-- flight cost one HMGET of the held counts, and only keys with held jobs more.
 -- Shared by the queue scripts (--@include keylimits.lua, after envelope.lua and levels.lua).
 
 -- held score = (9 - priority) * HELD_SPAN + due ms: due ms < 1e13 (year 2286), exact below 2^53
@@ -39,24 +41,76 @@ local function keyAt(s, at)
   return string.sub(s, colon + 1, colon + n), colon + n + 1
 end
 
--- the concurrency key of envelope `env`, or nil
+-- the concurrency key of envelope `env`, or nil (finds the payload field after the third '|', as envSplit, without
+-- reading the other fields: claim and ack call it for every job)
 local function envKey(env)
-  local _, _, i3 = envSplit(env)
-  return (keyAt(env, i3 + 1))
+  local i = string.find(env, '|', 14, true)
+  i = string.find(env, '|', i + 1, true)
+  return (keyAt(env, string.find(env, '|', i + 1, true) + 1))
 end
 
--- the most members one ZADD or ZREM here takes: Lua's unpack stops short of 8,000 values
+-- the most values per key or member one command here takes: Lua's unpack stops short of 8,000 values
 local CHUNK = 1000
 
--- ZADD `key` `score` m for every m of `members` (one ZADD per CHUNK members)
-local function zaddAll(key, score, members)
-  for from = 1, #members, CHUNK do
-    local args = {}
-    for k = from, math.min(from + CHUNK - 1, #members) do
-      args[#args + 1] = score
-      args[#args + 1] = members[k]
+-- the running counts of one script call (the running hash): keyTallyRead reads the counts of the keys it does not
+-- know yet (one HMGET), keyTallyAdd changes one in Lua, keyTallyWrite writes those that changed: one HSET of the
+-- counts above 0 and one HDEL of those at 0
+local function keyTally(qp)
+  return {qp = qp, count = {}, stored = {}, changed = {}, order = {}}
+end
+
+-- reads the running counts of the keys in the list `keys` (repeats allowed) that `t` does not know yet: one HMGET
+local function keyTallyRead(t, keys)
+  local new, seen = {}, {}
+  for _, key in ipairs(keys) do
+    if t.count[key] == nil and not seen[key] then
+      seen[key] = true
+      new[#new + 1] = key
     end
-    redis.call('ZADD', key, unpack(args))
+  end
+  for from = 1, #new, CHUNK do
+    local got = redis.call('HMGET', t.qp .. 'running', unpack(new, from, math.min(from + CHUNK - 1, #new)))
+    for k = 1, #got do
+      local key, n = new[from + k - 1], tonumber(got[k] or 0)
+      t.count[key], t.stored[key] = n, n
+    end
+  end
+end
+
+-- adds `n` (negative: takes) to the running count of `key`, which `t` has read; never below 0 (a job claimed by
+-- a version that kept no count leaves flight uncounted: CHANGELOG, Upgrading)
+local function keyTallyAdd(t, key, n)
+  local c = t.count[key] + n
+  if c < 0 then c = 0 end
+  t.count[key] = c
+  if not t.changed[key] then
+    t.changed[key] = true
+    t.order[#t.order + 1] = key
+  end
+end
+
+-- writes the counts `t` changed since it read or last wrote them: one HSET of those above 0, one HDEL of those at
+-- 0 (per CHUNK keys); a count back where it was is not written
+local function keyTallyWrite(t)
+  local set, del = {}, {}
+  for _, key in ipairs(t.order) do
+    local c = t.count[key]
+    if c ~= t.stored[key] then
+      if c > 0 then
+        set[#set + 1] = key
+        set[#set + 1] = c
+      else
+        del[#del + 1] = key
+      end
+      t.stored[key] = c
+    end
+  end
+  t.changed, t.order = {}, {}
+  for from = 1, #set, 2 * CHUNK do
+    redis.call('HSET', t.qp .. 'running', unpack(set, from, math.min(from + 2 * CHUNK - 1, #set)))
+  end
+  for from = 1, #del, CHUNK do
+    redis.call('HDEL', t.qp .. 'running', unpack(del, from, math.min(from + CHUNK - 1, #del)))
   end
 end
 
@@ -75,12 +129,6 @@ local function keyLimits(qp, keys)
   return out
 end
 
--- how many slots of `key` are taken: the members of running:<key> whose deadline has not passed (a member whose
--- deadline passed holds no slot; the claim that returns its job after its visibility timeout removes it)
-local function keyTaken(qp, key, now)
-  return redis.call('ZCOUNT', qp .. 'running:' .. key, '(' .. now, '+inf')
-end
-
 -- counts `n` held jobs of `key` more (negative: fewer) in the held hash; the total (the stats hash's 'held') is
 -- the caller's
 local function heldField(qp, key, n)
@@ -94,17 +142,17 @@ local function heldCount(qp, key, n)
 end
 
 -- claim: the admission of one claim call (keyAdmission), fed round by round. keyRound(adm, keys) first reads
--- what it does not know yet of the round's keys: their limits (one HMGET for all) and, per limited key, its slots
--- taken (one ZCOUNT); a key with no limit costs nothing more. keyAdmit(adm, key, member, level, score) then judges
--- each due job of a key in claim order; keyAdmitted(adm) writes what was judged, per key one ZADD of its claimed
--- jobs to running:<key> (score the claim's visibility deadline) and one ZADD of its held jobs to held:<key>
--- (HELD_SPAN score) with one HINCRBY of its held count, and one HINCRBY of the total held.
-local function keyAdmission(qp, now, deadline)
-  return {qp = qp, now = now, deadline = deadline, keys = {}, known = {}, limit = {}, taken = {}, run = {},
-    held = {}}
+-- what it does not know yet of the round's keys: their limits and their running counts (one HMGET each for all
+-- of them; the counts of keys whose jobs left flight earlier in the call are known already). keyAdmit(adm, key,
+-- member, level, score) then judges each due job of a key in claim order (a claimed job counts 1 more for its
+-- key, limited or not); keyAdmitted(adm) writes what was judged: the running counts (one HSET, keyTallyWrite),
+-- per key one ZADD of its held jobs to held:<key> (HELD_SPAN score) with one HINCRBY of its held count, and one
+-- HINCRBY of the total held.
+local function keyAdmission(qp, tally)
+  return {qp = qp, tally = tally or keyTally(qp), known = {}, limit = {}, held = {}, heldKeys = {}}
 end
 
--- reads the limits and slots of the keys in the list `keys` (repeats allowed) that `adm` does not know yet
+-- reads the limits and running counts of the keys in the list `keys` (repeats allowed) that `adm` does not know yet
 local function keyRound(adm, keys)
   local new, seen = {}, {}
   for _, key in ipairs(keys) do
@@ -115,49 +163,43 @@ local function keyRound(adm, keys)
   end
   if #new == 0 then return end
   local limits = keyLimits(adm.qp, new)
+  keyTallyRead(adm.tally, new)
   for _, key in ipairs(new) do
     adm.known[key] = true
-    adm.keys[#adm.keys + 1] = key
-    adm.run[key], adm.held[key] = {}, {}
-    local limit = limits[key]
-    if limit then
-      adm.limit[key] = limit
-      adm.taken[key] = keyTaken(adm.qp, key, adm.now)
-    end
+    adm.limit[key] = limits[key]
   end
 end
 
--- whether the due job `member` (of `level`, due at `score`) of `key` (known to `adm` by keyRound) may be claimed
--- now: true when its key has a free slot (the job takes it), false when the job is held
-local function keyAdmit(adm, key, member, level, score)
+-- whether the due job `member` (envelope `env`, due at `score`) of `key` (known to `adm` by keyRound) may be
+-- claimed now: true when its key has a free slot (the job takes it), false when the job is held
+local function keyAdmit(adm, key, member, env, score)
   local limit = adm.limit[key]
-  if limit then
-    if adm.taken[key] >= limit then
-      local held = adm.held[key]
-      held[#held + 1] = (9 - level) * HELD_SPAN + tonumber(score)
-      held[#held + 1] = member
-      return false
+  if limit and adm.tally.count[key] >= limit then
+    local held = adm.held[key]
+    if not held then
+      held = {}
+      adm.held[key] = held
+      adm.heldKeys[#adm.heldKeys + 1] = key
     end
-    adm.taken[key] = adm.taken[key] + 1
+    held[#held + 1] = (9 - envLevel(env)) * HELD_SPAN + tonumber(score)
+    held[#held + 1] = member
+    return false
   end
-  local run = adm.run[key]
-  run[#run + 1] = member
+  keyTallyAdd(adm.tally, key, 1)
   return true
 end
 
--- writes what `adm` judged: the claimed jobs to running:<key>, the held ones to held:<key> and their counts
+-- writes what `adm` judged: the running counts, the held jobs to held:<key> and their counts
 local function keyAdmitted(adm)
   local qp, total = adm.qp, 0
-  for _, key in ipairs(adm.keys) do
-    local run, held = adm.run[key], adm.held[key]
-    if #run > 0 then zaddAll(qp .. 'running:' .. key, adm.deadline, run) end
-    if #held > 0 then
-      for from = 1, #held, 2 * CHUNK do
-        redis.call('ZADD', qp .. 'held:' .. key, unpack(held, from, math.min(from + 2 * CHUNK - 1, #held)))
-      end
-      heldField(qp, key, #held / 2)
-      total = total + #held / 2
+  keyTallyWrite(adm.tally)
+  for _, key in ipairs(adm.heldKeys) do
+    local held = adm.held[key]
+    for from = 1, #held, 2 * CHUNK do
+      redis.call('ZADD', qp .. 'held:' .. key, unpack(held, from, math.min(from + 2 * CHUNK - 1, #held)))
     end
+    heldField(qp, key, #held / 2)
+    total = total + #held / 2
   end
   if total > 0 then redis.call('HINCRBY', qp .. 'stats', 'held', total) end
 end
@@ -168,13 +210,13 @@ local function heldDue(score)
   return tonumber(score) - rank * HELD_SPAN, 9 - rank
 end
 
--- moves the next held jobs of `key` (limit `limit`, nil: none) back to their due zsets with their due times, as
--- many as the key has free slots (at most RELEASE_MAX); returns the earliest due ms moved back (nil when none)
--- and how many moved. The caller counts them out of the total held
-local function keyLetBack(qp, key, limit, now)
+-- moves the next held jobs of `key` (limit `limit`, nil: none; `taken` jobs of it in flight) back to their due
+-- zsets with their due times, as many as the key has free slots (at most RELEASE_MAX); returns the earliest due
+-- ms moved back (nil when none) and how many moved. The caller counts them out of the total held
+local function keyLetBack(qp, key, limit, taken)
   local free = RELEASE_MAX
   if limit then
-    free = math.min(free, limit - keyTaken(qp, key, now))
+    free = math.min(free, limit - taken)
     if free <= 0 then return nil, 0 end
   end
   local held = qp .. 'held:' .. key
@@ -193,34 +235,35 @@ local function keyLetBack(qp, key, limit, now)
 end
 
 -- the jobs of a script call that leave flight, grouped by key: keyLeaving() makes the group, keyLeft(left, key,
--- member) adds the job `member` of `key` (member nil: none, only the key's held jobs are looked at), and
--- keysRelease(qp, left, now) frees their slots, one ZREM of running:<key> per key, then, one HMGET of the held
--- counts of all the keys telling which have held jobs, moves those keys' next held jobs back to due as many as
--- each has free slots (keyLetBack; their limits in one HMGET). Returns the earliest due ms moved back (for a wake
--- notice), or nil when none moved
+-- leaves) adds one job of `key` that leaves flight (leaves false: none, only the key's held jobs are looked at),
+-- and keysRelease(qp, left, tally) frees their slots: their keys' running counts read in one HMGET (those `tally`
+-- does not know yet), lowered in Lua and written in one HSET / HDEL (keyTallyWrite; when `tally` is given its
+-- owner writes it later, with what it adds). Then one HMGET of the held counts of all the keys tells which have
+-- held jobs, and those keys' next held jobs go back to due, as many as each has free slots (keyLetBack; their
+-- limits in one HMGET). Returns the earliest due ms moved back (for a wake notice), or nil when none moved
 local function keyLeaving()
-  return {keys = {}, members = {}}
+  return {keys = {}, n = {}}
 end
 
-local function keyLeft(left, key, member)
-  local members = left.members[key]
-  if not members then
-    members = {}
-    left.members[key] = members
+local function keyLeft(left, key, leaves)
+  if not left.n[key] then
+    left.n[key] = 0
     left.keys[#left.keys + 1] = key
   end
-  if member then members[#members + 1] = member end
+  if leaves then left.n[key] = left.n[key] + 1 end
 end
 
-local function keysRelease(qp, left, now)
+local function keysRelease(qp, left, tally)
   local keys = left.keys
   if #keys == 0 then return nil end
+  local t = tally or keyTally(qp)
+  local leaving = {}
   for _, key in ipairs(keys) do
-    local members = left.members[key]
-    for from = 1, #members, CHUNK do
-      redis.call('ZREM', qp .. 'running:' .. key, unpack(members, from, math.min(from + CHUNK - 1, #members)))
-    end
+    if left.n[key] > 0 then leaving[#leaving + 1] = key end
   end
+  keyTallyRead(t, leaving)
+  for _, key in ipairs(leaving) do keyTallyAdd(t, key, -left.n[key]) end
+  if not tally then keyTallyWrite(t) end
   local counts = redis.call('HMGET', qp .. 'held', unpack(keys))
   local heldKeys = {}
   for k = 1, #keys do
@@ -228,9 +271,14 @@ local function keysRelease(qp, left, now)
   end
   if #heldKeys == 0 then return nil end
   local limits = keyLimits(qp, heldKeys)
+  local limited = {}
+  for _, key in ipairs(heldKeys) do
+    if limits[key] then limited[#limited + 1] = key end
+  end
+  keyTallyRead(t, limited)
   local earliest, moved = nil, 0
   for _, key in ipairs(heldKeys) do
-    local due, n = keyLetBack(qp, key, limits[key], now)
+    local due, n = keyLetBack(qp, key, limits[key], t.count[key])
     if due and (earliest == nil or due < earliest) then earliest = due end
     moved = moved + n
   end
@@ -238,12 +286,12 @@ local function keysRelease(qp, left, now)
   return earliest
 end
 
--- frees the slot of job `member` (nil: none) of `key`, then moves the key's next held jobs back to due as
--- keysRelease does; returns the earliest due ms moved back, or nil when none moved
-local function keyRelease(qp, key, member, now)
+-- frees the slot of one job of `key` when `leaves` (a job of it leaves flight), then moves the key's next held
+-- jobs back to due as keysRelease does; returns the earliest due ms moved back, or nil when none moved
+local function keyRelease(qp, key, leaves)
   local left = keyLeaving()
-  keyLeft(left, key, member)
-  return keysRelease(qp, left, now)
+  keyLeft(left, key, leaves)
+  return keysRelease(qp, left)
 end
 
 -- takes the waiting job `member` of `key` out of the held jobs, back to its level's due zset at its due time;

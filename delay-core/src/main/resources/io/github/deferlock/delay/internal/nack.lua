@@ -38,7 +38,7 @@ redis.call('HSET', KEYS[5], id, ARGV[3])
 local key = keyAt(env, i3 + 1)
 local function release()
   if not key then return end
-  local moved = keyRelease(queuePrefix(KEYS[1]), key, member, now)
+  local moved = keyRelease(queuePrefix(KEYS[1]), key, true)
   if moved then notice(ARGV[7], ARGV[6], moved) end
 end
 if maxAttempts == 0 or attempts >= maxAttempts then

@@ -48,7 +48,7 @@ addWaiting(KEYS[3], level, due, member)
 redis.call('HSET', KEYS[1], id, string.sub(env, 1, 12) .. 'w' .. attempts .. '|||' .. payload)
 if not head[2] or due < tonumber(head[2]) then notice(ARGV[7], ARGV[4], due) end
 if key then
-  local moved = keyRelease(queuePrefix(KEYS[1]), key, member, now)
+  local moved = keyRelease(queuePrefix(KEYS[1]), key, true)
   if moved then notice(ARGV[7], ARGV[4], moved) end
 end
 return recorded(KEYS[4], ARGV[8], 1)
