@@ -91,12 +91,10 @@ final class PermitEngine {
         WaiterChannels.Use watching = null;
         boolean queued = false;
         PermitWaiters.Waiter me = st.permitWaiters.join();
-        long seen = 0;
         boolean woken = false;
         Outcome outcome;
         try {
             while (true) {
-                seen = me.count();
                 byte[] token = newToken();
                 long sentAt = clock.nanoTime();
                 attempts++;
@@ -108,10 +106,6 @@ final class PermitEngine {
                 long[] reply = scripts.acquire(st, name, token, leaseMillis, limit, waiter, queue, borrow);
                 if (reply[0] == 1) {
                     queued = false;
-                    if (me.count() != seen) {
-                        me.passOn(); // another notice came meanwhile: a second permit may be free
-                    }
-                    seen = me.count();
                     PermitHold hold = new PermitHold(
                             clock, ends, st, token, (int) reply[1], limit, reply[2], sentAt, leaseNanos, renew);
                     if (renew) {
@@ -122,7 +116,7 @@ final class PermitEngine {
                 }
                 queued = queue == PermitScripts.Queue.NEW || queue == PermitScripts.Queue.WAIT;
                 if (woken) {
-                    me.passOn(); // the notice was for a waiter behind this one, or a "look again"
+                    me.passOnOne(); // the notice was for a waiter behind this one, or a "look again"
                 }
                 long ttl = reply[1];
                 long now = clock.nanoTime();
@@ -137,10 +131,10 @@ final class PermitEngine {
                 if (watching == null) {
                     watching = channels.watch(st, lockScripts.waiterChannel(st));
                 }
-                woken = me.await(seen, backoff.next(left, ttl));
+                woken = me.await(backoff.next(left, ttl));
             }
         } finally {
-            me.leave(seen);
+            me.leave(); // wake-ups it did not use (a second permit freed meanwhile) go to the next local waiter
             if (watching != null) {
                 watching.close();
             }

@@ -7,82 +7,71 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * This JVM's calls waiting for permits of one name, in the order they started asking. A notice on the process's
- * waiter channel says that one queued waiter of this process became eligible; it wakes only the first local
- * waiter, which is at least as far ahead in the name's waiter queue in Redis as any other local waiter, so it is
- * the one that may take the permit. Waking every local waiter would send one acquire script per waiter for each
- * release, all but one refused.
+ * waiter channel says that one queued waiter of this process became eligible; it gives a wake-up to the first
+ * local waiter only, which is at least as far ahead in the name's waiter queue in Redis as any other local waiter,
+ * so it may take the permit. Waking every local waiter would send one acquire script per waiter for each release,
+ * all but one refused.
  *
- * <p>A woken waiter passes the wake-up on to the next local waiter when it was refused (the notice was for a
- * waiter behind it, or was a "look again" after a resubscription), when another notice came while its request
- * was on its way (a second permit was freed), and when it stops waiting with a wake-up it did not use. So no
- * notice is lost in this JVM, and each one costs one request in the common case. A missed wake-up costs latency
- * only: every waiter also polls ({@link PollBackoff}). Threadsafe.
+ * <p>Wake-ups are counted, not flags: two notices that reach the first waiter before it asks (two permits freed
+ * at once) are two wake-ups. A waiter uses one wake-up per request it makes because of one. It passes a wake-up on
+ * to the next local waiter when it was refused after using it (the notice was for a waiter behind it, or was a
+ * "look again" after a resubscription), and passes on every wake-up it did not use when it gets its permit or
+ * stops waiting. So no notice is lost in this JVM, and each one costs one request in the common case. A missed
+ * wake-up costs latency only: every waiter also polls ({@link PollBackoff}). Threadsafe.
  */
 final class PermitWaiters {
     private final ReentrantLock lock = new ReentrantLock();
     private final ArrayDeque<Waiter> queue = new ArrayDeque<>(); // guarded by lock
 
-    /** One waiting call. Only its own thread calls its methods, except wake-ups from the channel. */
+    /** One waiting call. Only its own thread calls its methods; wake-ups come from the channel and other waiters. */
     final class Waiter {
         private final Condition raised = lock.newCondition();
-        private long count; // guarded by lock; how many wake-ups reached this waiter
+        private long received; // guarded by lock: wake-ups given to this waiter
+        private long used; // guarded by lock: wake-ups it made a request for, or passed on
 
         private Waiter() {}
 
-        /** How many wake-ups reached this waiter so far; read before a request, pass to {@link #await}. */
-        long count() {
-            lock.lock();
-            try {
-                return count;
-            } finally {
-                lock.unlock();
-            }
-        }
-
         /**
-         * Waits until a wake-up after {@code seen} reached this waiter, at most {@code nanos}. Returns whether
-         * one did.
+         * Waits until this waiter has a wake-up it has not used, at most {@code nanos}; uses it and returns true,
+         * or returns false when the time ran out first.
          */
-        boolean await(long seen, long nanos) throws InterruptedException {
+        boolean await(long nanos) throws InterruptedException {
             lock.lockInterruptibly();
             try {
                 long left = nanos;
-                while (count == seen && left > 0) {
+                while (received == used && left > 0) {
                     left = raised.awaitNanos(left);
                 }
-                return count != seen;
+                if (received > used) {
+                    used++;
+                    return true;
+                }
+                return false;
             } finally {
                 lock.unlock();
             }
         }
 
-        /** Wakes the local waiter after this one, if any. */
-        void passOn() {
+        /** Gives one wake-up this waiter used but could not use well (it was refused) to the next local waiter. */
+        void passOnOne() {
             lock.lock();
             try {
-                Iterator<Waiter> it = queue.iterator();
-                while (it.hasNext()) {
-                    if (it.next() == this) {
-                        if (it.hasNext()) {
-                            it.next().raise();
-                        }
-                        return;
-                    }
-                }
+                giveNext(1);
             } finally {
                 lock.unlock();
             }
         }
 
         /**
-         * Stops waiting. When a wake-up after {@code seen} reached this waiter and was not used, the next local
-         * waiter gets it.
+         * Stops waiting (it got its permit, or gave up): the wake-ups it has not used go to the next local waiter,
+         * and it leaves the queue. Idempotent.
          */
-        void leave(long seen) {
+        void leave() {
             lock.lock();
             try {
-                if (count != seen) {
-                    passOn();
+                if (received > used) {
+                    giveNext(received - used);
+                    used = received;
                 }
                 queue.remove(this);
             } finally {
@@ -91,9 +80,32 @@ final class PermitWaiters {
         }
 
         /** Under {@link #lock}. */
-        private void raise() {
-            count++;
+        private void giveNext(long n) {
+            Iterator<Waiter> it = queue.iterator();
+            while (it.hasNext()) {
+                if (it.next() == this) {
+                    if (it.hasNext()) {
+                        it.next().give(n);
+                    }
+                    return;
+                }
+            }
+        }
+
+        /** Under {@link #lock}. */
+        private void give(long n) {
+            received += n;
             raised.signal();
+        }
+
+        /** Wake-ups given to this waiter and not used yet (for tests). */
+        long pending() {
+            lock.lock();
+            try {
+                return received - used;
+            } finally {
+                lock.unlock();
+            }
         }
     }
 
@@ -109,13 +121,13 @@ final class PermitWaiters {
         }
     }
 
-    /** A notice arrived (or the subscription changed): wakes the first local waiter, if any. */
+    /** A notice arrived (or the subscription changed): one wake-up for the first local waiter, if any. */
     void wakeFirst() {
         lock.lock();
         try {
             Waiter first = queue.peekFirst();
             if (first != null) {
-                first.raise();
+                first.give(1);
             }
         } finally {
             lock.unlock();
