@@ -26,19 +26,6 @@ import redis.clients.jedis.RedisClusterClient;
  */
 final class ClusterFaultIT {
 
-    private static long scriptCalls(RedisServer server) {
-        try (Jedis jedis = server.newConnection()) {
-            long calls = 0;
-            for (String line : jedis.info("commandstats").split("\r?\n")) {
-                if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
-                    String c = line.substring(line.indexOf("calls=") + 6);
-                    calls += Long.parseLong(c.substring(0, c.indexOf(',')));
-                }
-            }
-            return calls;
-        }
-    }
-
     /** A cluster client that reaches every master through its proxy; a lost reply is a 500 ms read timeout. */
     private static RedisClusterClient viaProxies(RedisCluster cluster, Map<Integer, FaultProxy> proxies) {
         return RedisClusterClient.builder()
@@ -90,14 +77,14 @@ final class ClusterFaultIT {
                 lock.lock(); // caches the scripts and the connection
                 lock.unlock();
 
-                long before = scriptCalls(master);
+                long before = ScriptCalls.count(master);
                 proxy.blackholeReplies();
                 CompletableFuture<java.util.Optional<LockLease>> acquired =
                         CompletableFuture.supplyAsync(() -> lock.tryAcquire(Duration.ZERO));
-                await().atMost(Duration.ofSeconds(5)).until(() -> scriptCalls(master) > before);
+                await().atMost(Duration.ofSeconds(5)).until(() -> ScriptCalls.count(master) > before);
                 proxy.heal();
                 java.util.Optional<LockLease> got = acquired.get(15, TimeUnit.SECONDS);
-                long calls = scriptCalls(master) - before;
+                long calls = ScriptCalls.count(master) - before;
                 assertThat(calls).as("the client resent the acquire").isGreaterThanOrEqualTo(2);
                 assertThat(got)
                         .as("the resent acquire recognised its own grant")
@@ -136,10 +123,10 @@ final class ClusterFaultIT {
                 lock.acquire(Duration.ZERO).close(); // caches the scripts and the connection
 
                 LockLease lease = lock.acquire(Duration.ZERO);
-                long before = scriptCalls(master);
+                long before = ScriptCalls.count(master);
                 proxy.blackholeReplies();
                 CompletableFuture<Void> released = CompletableFuture.runAsync(lease::release);
-                await().atMost(Duration.ofSeconds(5)).until(() -> scriptCalls(master) > before);
+                await().atMost(Duration.ofSeconds(5)).until(() -> ScriptCalls.count(master) > before);
                 proxy.heal();
                 Throwable failure = null;
                 try {
@@ -147,7 +134,7 @@ final class ClusterFaultIT {
                 } catch (java.util.concurrent.ExecutionException e) {
                     failure = e.getCause();
                 }
-                assertThat(scriptCalls(master) - before)
+                assertThat(ScriptCalls.count(master) - before)
                         .as("the client resent the release")
                         .isGreaterThanOrEqualTo(2);
                 assertThat(failure).as("release after a resend").isNull();

@@ -30,19 +30,6 @@ final class LockFaultIT {
         return server.hostAndPort().getHost();
     }
 
-    private static long scriptCalls(RedisServer server) {
-        try (Jedis jedis = server.newConnection()) {
-            long calls = 0;
-            for (String line : jedis.info("commandstats").split("\r?\n")) {
-                if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
-                    String c = line.substring(line.indexOf("calls=") + 6);
-                    calls += Long.parseLong(c.substring(0, c.indexOf(',')));
-                }
-            }
-            return calls;
-        }
-    }
-
     private static long millisSince(long nanos) {
         return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - nanos);
     }
@@ -168,12 +155,12 @@ final class LockFaultIT {
             DistributedLock rival = theirs.get("l4");
 
             proxy.blackholeReplies();
-            long before = scriptCalls(server);
+            long before = ScriptCalls.count(server);
             long sentAt = System.nanoTime();
             assertThatThrownBy(lock::tryLock).isInstanceOf(LockException.class);
             proxy.heal();
 
-            assertThat(scriptCalls(server) - before).isEqualTo(1); // applied once, not re-sent
+            assertThat(ScriptCalls.count(server) - before).isEqualTo(1); // applied once, not re-sent
             assertThat(lock.isHeldByCurrentThread()).isFalse();
             assertThat(redis.pttl("lock:{l4}")).isBetween(1L, lease.toMillis());
             assertThat(rival.tryLock()).isFalse(); // the orphan counts as a holder: never two

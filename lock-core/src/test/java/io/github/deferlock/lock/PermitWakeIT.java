@@ -14,7 +14,6 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.slf4j.LoggerFactory;
-import redis.clients.jedis.Jedis;
 import redis.clients.jedis.RedisClient;
 
 /**
@@ -29,26 +28,13 @@ final class PermitWakeIT {
     private static final int LIMIT = 2;
     private static final int CYCLES_PER_THREAD = 60;
 
-    private static long scriptCalls(RedisServer server) {
-        try (Jedis jedis = server.newConnection()) {
-            long calls = 0;
-            for (String line : jedis.info("commandstats").split("\r?\n")) {
-                if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
-                    String c = line.substring(line.indexOf("calls=") + 6);
-                    calls += Long.parseLong(c.substring(0, c.indexOf(',')));
-                }
-            }
-            return calls;
-        }
-    }
-
     @Test
     void release_withManyLocalWaiters_wakesOneOfThem(RedisServer server, RedisClient redis) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(THREADS);
         try (RedisLocks locks = RedisLocks.builder(redis).build()) {
             DistributedPermits permits = locks.permits("wake", LIMIT);
             permits.acquire(Duration.ofSeconds(5)).close(); // scripts loaded
-            long before = scriptCalls(server);
+            long before = ScriptCalls.count(server);
             List<Future<?>> runs = new ArrayList<>();
             for (int t = 0; t < THREADS; t++) {
                 runs.add(pool.submit(() -> {
@@ -64,7 +50,7 @@ final class PermitWakeIT {
                 run.get(120, TimeUnit.SECONDS);
             }
             long cycles = (long) THREADS * CYCLES_PER_THREAD;
-            double perCycle = (double) (scriptCalls(server) - before) / cycles;
+            double perCycle = (double) (ScriptCalls.count(server) - before) / cycles;
             LoggerFactory.getLogger(PermitWakeIT.class)
                     .info(
                             "{} permit cycles, {} threads, {} permits: {} scripts per cycle",

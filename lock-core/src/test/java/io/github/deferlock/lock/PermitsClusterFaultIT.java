@@ -63,19 +63,6 @@ final class PermitsClusterFaultIT {
         cluster.close();
     }
 
-    private static long scriptCalls(RedisServer server) {
-        try (Jedis jedis = server.newConnection()) {
-            long calls = 0;
-            for (String line : jedis.info("commandstats").split("\r?\n")) {
-                if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
-                    String c = line.substring(line.indexOf("calls=") + 6);
-                    calls += Long.parseLong(c.substring(0, c.indexOf(',')));
-                }
-            }
-            return calls;
-        }
-    }
-
     @Test
     void tryAcquire_replyLostAndResent_returnsTheFirstGrantAndTakesOnePermit() throws Exception {
         try (RedisLocks locks = RedisLocks.builder(redis).build()) {
@@ -84,14 +71,14 @@ final class PermitsClusterFaultIT {
             FaultProxy proxy = proxies.get(master.port());
             permits.acquire(Duration.ZERO).release(); // caches the scripts and the connection
 
-            long before = scriptCalls(master);
+            long before = ScriptCalls.count(master);
             proxy.blackholeReplies();
             CompletableFuture<Optional<PermitLease>> acquired =
                     CompletableFuture.supplyAsync(() -> permits.tryAcquire(Duration.ZERO));
-            await().atMost(Duration.ofSeconds(5)).until(() -> scriptCalls(master) > before);
+            await().atMost(Duration.ofSeconds(5)).until(() -> ScriptCalls.count(master) > before);
             proxy.heal();
             Optional<PermitLease> got = acquired.get(15, TimeUnit.SECONDS);
-            assertThat(scriptCalls(master) - before)
+            assertThat(ScriptCalls.count(master) - before)
                     .as("the client resent the acquire")
                     .isGreaterThanOrEqualTo(2);
             assertThat(got).as("the resent acquire recognised its own grant").isPresent();
@@ -126,10 +113,10 @@ final class PermitsClusterFaultIT {
             permits.acquire(Duration.ZERO).release(); // caches the scripts and the connection
 
             PermitLease lease = permits.acquire(Duration.ZERO);
-            long before = scriptCalls(master);
+            long before = ScriptCalls.count(master);
             proxy.blackholeReplies();
             CompletableFuture<Void> released = CompletableFuture.runAsync(lease::release);
-            await().atMost(Duration.ofSeconds(5)).until(() -> scriptCalls(master) > before);
+            await().atMost(Duration.ofSeconds(5)).until(() -> ScriptCalls.count(master) > before);
             proxy.heal();
             Throwable failure = null;
             try {
@@ -137,7 +124,7 @@ final class PermitsClusterFaultIT {
             } catch (ExecutionException e) {
                 failure = e.getCause();
             }
-            assertThat(scriptCalls(master) - before)
+            assertThat(ScriptCalls.count(master) - before)
                     .as("the client resent the release")
                     .isGreaterThanOrEqualTo(2);
             assertThat(failure).as("release after a resend").isNull();

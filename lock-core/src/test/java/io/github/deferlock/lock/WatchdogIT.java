@@ -12,24 +12,10 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import redis.clients.jedis.Jedis;
 import redis.clients.jedis.RedisClient;
 
 @ExtendWith(RedisExtension.class)
 final class WatchdogIT {
-
-    private static long scriptCalls(RedisServer server) {
-        try (Jedis jedis = server.newConnection()) {
-            long calls = 0;
-            for (String line : jedis.info("commandstats").split("\r?\n")) {
-                if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
-                    String c = line.substring(line.indexOf("calls=") + 6);
-                    calls += Long.parseLong(c.substring(0, c.indexOf(',')));
-                }
-            }
-            return calls;
-        }
-    }
 
     @Test
     void lock_lease1sHeld5s_staysHeldAndNoRenewalAfterUnlock(RedisServer server, RedisClient redis) {
@@ -37,7 +23,7 @@ final class WatchdogIT {
                 RedisLocks.builder(redis).defaultLease(Duration.ofSeconds(1)).build()) {
             DistributedLock lock = locks.get("long");
             lock.lock();
-            long before = scriptCalls(server);
+            long before = ScriptCalls.count(server);
 
             await().pollInSameThread()
                     .during(Duration.ofSeconds(5))
@@ -45,13 +31,13 @@ final class WatchdogIT {
                     .until(() -> lock.isHeldByCurrentThread() && redis.pttl("lock:{long}") > 0);
 
             assertThat(redis.pttl("lock:{long}")).isBetween(1L, 1000L);
-            assertThat(scriptCalls(server) - before).isGreaterThanOrEqualTo(10); // renewed every ~333 ms
+            assertThat(ScriptCalls.count(server) - before).isGreaterThanOrEqualTo(10); // renewed every ~333 ms
             assertThat(lock.fencingToken()).isEqualTo(Long.parseLong(redis.get("lock:{long}:fence")) - 7);
             lock.unlock();
-            long after = scriptCalls(server);
+            long after = ScriptCalls.count(server);
             await().during(Duration.ofSeconds(2))
                     .atMost(Duration.ofSeconds(4))
-                    .until(() -> scriptCalls(server) == after && !redis.exists("lock:{long}"));
+                    .until(() -> ScriptCalls.count(server) == after && !redis.exists("lock:{long}"));
         }
     }
 
