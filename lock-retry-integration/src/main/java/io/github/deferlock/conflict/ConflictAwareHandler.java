@@ -431,7 +431,9 @@ public final class ConflictAwareHandler<M> {
     /**
      * Runs a drain token: the parked messages of its key, one at a time under the key's lock, in their order,
      * while it is the key's drainer. It waits for the key as the lock's waiters do (queued, woken by the
-     * release) for up to {@link Deferrals#drainWait()}, then gives its thread back and comes due again.
+     * release) for up to {@link Deferrals#drainWait()}, then gives its thread back and comes due again. Between
+     * two messages it keeps the key, with a new fencing token for each, while no other process is queued for it
+     * (drain-next.lua); otherwise it releases the key to the queue and waits for it again.
      */
     void runDrain(Job<DeferredMessage> job) throws Exception {
         DeferredMessage t = job.payload();
@@ -441,7 +443,8 @@ public final class ConflictAwareHandler<M> {
         long lease = deferrals.drainerLeaseMillis();
         DistributedLock lock = guard(key);
         Parking parking = parking(lock);
-        for (int n = 0; n < DRAIN_BATCH; n++) {
+        int n = 0;
+        while (n < DRAIN_BATCH) {
             // before the first wait, look without the lock; after a run, the look with the lock held says it
             if (n == 0) {
                 Parking.DrainStep first = parking.drainStep(token, lease);
@@ -474,11 +477,33 @@ public final class ConflictAwareHandler<M> {
             }
             // metered once per parked message run, as a first-try acquisition is: acquired = processed + failed
             LockRunner.safe(() -> listener.onAcquired(key, attempt.waited()));
-            if (!runParked(lock, key, parking, head, job, token)) {
-                return;
+            while (true) {
+                n++;
+                After after = runParked(lock, key, parking, head, job, token, n < DRAIN_BATCH);
+                if (after.stop()) {
+                    return;
+                }
+                if (!after.held()) {
+                    if (after.next() != null && !after.next().hasHead()) {
+                        return; // the step after the run found nothing more to run, or another drainer
+                    }
+                    break; // released: wait for the key again, then read the head with it held
+                }
+                head = after.next(); // still held, with the next head's own fencing token
+                LockRunner.safe(() -> listener.onAcquired(key, Duration.ZERO));
             }
         }
         queue.reschedule(job, Duration.ZERO, null); // bounded work per delivery: other keys' tokens get the thread
+    }
+
+    /**
+     * What the run of a parked head left: the drain stops ({@link #STOP}: the head failed and the token waits
+     * its backoff); or the key was released, {@code next} being what the step after the run read (null when
+     * there was none); or the key is still held ({@code held}) for {@code next}, the next head.
+     */
+    private record After(boolean stop, boolean held, Parking.DrainStep next) {
+        static final After STOP = new After(true, false, null);
+        static final After RELEASED = new After(false, false, null);
     }
 
     /**
@@ -501,17 +526,17 @@ public final class ConflictAwareHandler<M> {
     }
 
     /**
-     * Runs the head item with the lock held, and removes it from the key's FIFO before the release. Returns
-     * false when the drain stops here (the head failed and waits for its next attempt: the token was
-     * rescheduled after the backoff).
+     * Runs the head item with the lock held, and removes it from the key's FIFO before the release; with
+     * {@code mayKeep}, the key may stay held for the next head ({@link After}).
      */
-    private boolean runParked(
+    private After runParked(
             DistributedLock lock,
             String key,
             Parking parking,
             Parking.DrainStep head,
             Job<DeferredMessage> job,
-            String token)
+            String token,
+            boolean mayKeep)
             throws Exception {
         DeferredMessage dm;
         try {
@@ -524,7 +549,7 @@ public final class ConflictAwareHandler<M> {
                             name, key, null, TextNode.valueOf(head.payload()), Instant.now())
                     .dead(reason);
             deadLetterParked(parking, head.id(), raw, key);
-            return true;
+            return After.RELEASED;
         }
         // a key's parked messages may belong to several handlers: each runs with its own
         ConflictAwareHandler<?> owner = dm.handler().equals(name) ? this : deferrals.handler(dm.handler());
@@ -535,20 +560,21 @@ public final class ConflictAwareHandler<M> {
             String failure = "no handler named '" + dm.handler() + "' is registered in this process for deferral"
                     + " queue '" + deferrals.name() + "'";
             log.warn("parked message {} of lock '{}': {}", head.id(), key, failure);
-            return headFailed(parking, head, dm, key, job, token, failure, null);
+            return headFailed(parking, head, dm, key, job, token, failure, null) ? After.RELEASED : After.STOP;
         }
-        return owner.runParkedAsOwner(lock, key, parking, head, dm, job, token);
+        return owner.runParkedAsOwner(lock, key, parking, head, dm, job, token, mayKeep);
     }
 
     /** {@link #runParked} for a parked message of this handler. */
-    private boolean runParkedAsOwner(
+    private After runParkedAsOwner(
             DistributedLock lock,
             String key,
             Parking parking,
             Parking.DrainStep head,
             DeferredMessage dm,
             Job<DeferredMessage> job,
-            String token)
+            String token,
+            boolean mayKeep)
             throws Exception {
         M message;
         try {
@@ -561,10 +587,13 @@ public final class ConflictAwareHandler<M> {
                             name, key, null, TextNode.valueOf(head.payload()), Instant.now())
                     .dead(reason);
             deadLetterParked(parking, head.id(), raw, key);
-            return true;
+            return After.RELEASED;
         }
         String id = dm.messageId().orElse(null);
         boolean[] handlerFailed = {false};
+        RedisLock keepable = mayKeep && lock instanceof RedisLock r ? r : null;
+        Parking.DrainStep[] next = {null};
+        boolean[] held = {false};
         try {
             LockRunner.runHeld(
                     lock,
@@ -583,18 +612,25 @@ public final class ConflictAwareHandler<M> {
                                 markDone(lock, id);
                             }
                         }
-                        parking.pop(head.id()); // before the release: the next run sees the next head
+                        // before the release: the next run sees the next head; and may the key stay held for it?
+                        next[0] = parking.next(
+                                head.id(),
+                                token,
+                                deferrals.drainerLeaseMillis(),
+                                keepable == null ? null : keepable.holdToken());
                         return null;
                     },
-                    listener);
-            return true;
+                    listener,
+                    ignored -> held[0] =
+                            next[0].hasHead() && next[0].fence() > 0 && keepable.continueHold(next[0].fence()));
+            return new After(false, held[0], next[0]);
         } catch (LockLostException lost) {
-            return true; // it ran and was removed; the listener heard of the loss
+            return After.RELEASED; // it ran and was removed; the listener heard of the loss
         } catch (RuntimeException | Error e) {
             if (!handlerFailed[0]) {
                 throw e; // Redis failed, not the handler: no attempt spent; the worker retries the token
             }
-            return headFailed(parking, head, dm, key, job, token, e.toString(), e);
+            return headFailed(parking, head, dm, key, job, token, e.toString(), e) ? After.RELEASED : After.STOP;
         }
     }
 

@@ -148,6 +148,20 @@ public final class LockRunner {
 
     /** Runs {@code body} with the lock held by this thread and releases it. */
     static <T> T runHeld(DistributedLock lock, String key, Callable<T> body, ConflictListener listener) {
+        return runHeld(lock, key, body, listener, result -> false);
+    }
+
+    /**
+     * Runs {@code body} with the lock held by this thread and releases it, unless {@code keepHeld}, asked with
+     * the body's result, says the thread goes on holding it (then it released nothing, and the run counts as
+     * processed all the same). A failed body always releases.
+     */
+    static <T> T runHeld(
+            DistributedLock lock,
+            String key,
+            Callable<T> body,
+            ConflictListener listener,
+            java.util.function.Predicate<T> keepHeld) {
         long held = System.nanoTime();
         long token = lock.fencingToken();
         T result;
@@ -161,11 +175,13 @@ public final class LockRunner {
             unlockAfterFailure(lock, key, token, wrapped, listener);
             throw wrapped;
         }
-        try {
-            lock.unlock();
-        } catch (LockLostException lost) {
-            safe(() -> listener.onLockLost(key, token));
-            throw lost;
+        if (!keepHeld.test(result)) {
+            try {
+                lock.unlock();
+            } catch (LockLostException lost) {
+                safe(() -> listener.onLockLost(key, token));
+                throw lost;
+            }
         }
         safe(() -> listener.onProcessed(key, Duration.ofNanos(System.nanoTime() - held)));
         return result;

@@ -112,21 +112,22 @@ class Hold implements LockLease {
      * next fencing token of the reserved block, and this hold's validity (no renewal was sent for it yet).
      */
     synchronized Hold successor(long now) {
+        return successor(now, fencingToken + 1, fenceLimit, chainStart);
+    }
+
+    /**
+     * The hold that continues this one as a new acquisition with fencing token {@code fence}, which Redis just
+     * issued for it while the key held this hold's token: the same key and token, this hold's validity.
+     */
+    synchronized Hold continued(long now, long fence) {
+        return successor(now, fence, fence, now);
+    }
+
+    private Hold successor(long now, long fence, long limit, long chain) {
         if (lossBeforeHandOff != null) {
             return null; // Redis refused a renewal of this hold: the key is gone, nothing to hand on
         }
-        successor = new Hold(
-                clock,
-                releaser,
-                state,
-                token,
-                fencingToken + 1,
-                fenceLimit,
-                chainStart,
-                now,
-                validUntil,
-                leaseNanos,
-                renewed);
+        successor = new Hold(clock, releaser, state, token, fence, limit, chain, now, validUntil, leaseNanos, renewed);
         return successor;
     }
 

@@ -282,6 +282,45 @@ public final class LockEngine implements AutoCloseable {
     }
 
     /**
+     * Continues {@code hold} (held once by the calling thread) as a new acquisition with fencing token {@code
+     * fence}, which Redis issued for it while the key held the hold's token and no other process was queued
+     * for the key ({@link Parking#next}): no Redis call here. Refused (null, nothing changed) when the engine is
+     * closed, a local thread waits for the key, the hold is not a watchdog hold with at least half a lease of
+     * validity left, or {@code fence} is not above its fencing token. The listener hears a release and an
+     * acquisition, as for a local hand-off.
+     *
+     * @return the new hold, or null when refused; a hold lost meanwhile gives a new hold that is lost too, so
+     *     the caller's release reports the loss
+     */
+    Hold continueHold(Hold hold, long fence) {
+        KeyState st = hold.state;
+        long now = clock.nanoTime();
+        if (closed
+                || st.gate.hasWaiters()
+                || !hold.renewed
+                || !hold.isActive()
+                || fence <= hold.fencingToken
+                || hold.validUntil() - now < hold.leaseNanos / 2) {
+            return null;
+        }
+        Hold next = hold.continued(now, fence);
+        if (next == null) {
+            return null;
+        }
+        int before = hold.finish();
+        if (before != Hold.HELD) {
+            Throwable cause = hold.lostCause();
+            next.markLost(cause != null ? cause : new LockException("lock '" + st.keyString + "' was lost"));
+            return next;
+        }
+        watchdog.add(next);
+        watchdog.remove(hold);
+        events.released(st, now - hold.acquiredAt);
+        acquired(next, 0);
+        return next;
+    }
+
+    /**
      * Whether a waiter of another process is queued for the key of {@code hold} (the key is marked), so a
      * local hand-off would overtake it. One {@code GET}, sent only when a local thread waits for the key; on a
      * connection error the hand-off goes ahead (the watchdog confirms the key at once).

@@ -8,7 +8,7 @@ import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * The parked work of one lock key: a FIFO of items (deferred messages) waiting behind the key, in the key's
- * slot, with the record of the drain token that runs them (park.lua, drain.lua, pop.lua; docs/lock-keys.md,
+ * slot, with the record of the drain token that runs them (park.lua, drain.lua, drain-next.lua, pop.lua; docs/lock-keys.md,
  * "Parked work"). The items are opaque payloads; what runs them and how lives in lock-retry-integration. A
  * plain acquisition ignores parked work; {@link RedisLock#attemptBehindParked()} is refused while there is
  * some. Not API. Immutable and threadsafe.
@@ -19,6 +19,8 @@ public final class Parking {
     private final byte[] items;
     private final byte[] attempts;
     private final byte[] drainer;
+    private final byte[] lockKey;
+    private final byte[] fence;
     private final String keyString;
 
     Parking(UnifiedJedis redis, byte[] lockKey, String keyString) {
@@ -27,6 +29,8 @@ public final class Parking {
         this.items = Keys.parkedItemsKey(lockKey);
         this.attempts = Keys.parkedAttemptsKey(lockKey);
         this.drainer = Keys.drainerKey(lockKey);
+        this.lockKey = lockKey;
+        this.fence = Keys.fenceKey(lockKey);
         this.keyString = keyString;
     }
 
@@ -88,8 +92,43 @@ public final class Parking {
                 return (Long) r.get(1) == 1 ? DrainStep.EMPTY : DrainStep.EMPTY_NO_DRAINER;
             }
             if (status == 2) {
-                return new DrainStep(string(r.get(1)), string(r.get(2)), ((Long) r.get(3)).intValue(), (Long) r.get(4));
+                return new DrainStep(
+                        string(r.get(1)), string(r.get(2)), ((Long) r.get(3)).intValue(), (Long) r.get(4), 0);
             }
+        }
+    }
+
+    /**
+     * The step between two items, by drain token {@code token} holding the key's lock: removes {@code ranId}
+     * when it is the head (as {@link #pop}), then reads the next step as {@link #drainStep} does. When there is
+     * a next head and the lock key holds exactly {@code lockToken} (no other process queued for the key), the
+     * fencing counter is raised for the next item and the step's {@link DrainStep#fence()} is its fencing token:
+     * the caller may then go on holding the key for it ({@link RedisLock#continueHold(long)}) instead of
+     * releasing and acquiring it again. One round trip (drain-next.lua); a resend removes nothing more.
+     *
+     * @param lockToken the caller's lock token ({@link RedisLock#holdToken()}), or null to release anyway
+     * @throws LockException when Redis fails
+     */
+    public DrainStep next(String ranId, String token, long drainerLeaseMillis, byte[] lockToken) {
+        byte[] ran = bytes(ranId);
+        while (true) {
+            List<?> r = (List<?>) run(
+                    LockLua.DRAIN_NEXT,
+                    List.of(parked, items, attempts, drainer, lockKey, fence),
+                    List.of(bytes(token), bytes(drainerLeaseMillis), ran, lockToken == null ? new byte[0] : lockToken));
+            long status = (Long) r.get(0);
+            if (status == 0) {
+                return DrainStep.OTHER_DRAINER;
+            }
+            if (status == 1) {
+                return (Long) r.get(1) == 1 ? DrainStep.EMPTY : DrainStep.EMPTY_NO_DRAINER;
+            }
+            if (status == 2) {
+                return new DrainStep(
+                        string(r.get(1)), string(r.get(2)), ((Long) r.get(3)).intValue(), (Long) r.get(4), (Long)
+                                r.get(5));
+            }
+            ran = new byte[0]; // {3}: popped already; go on reading
         }
     }
 
@@ -100,14 +139,16 @@ public final class Parking {
      * @param payload the head's payload
      * @param failedAttempts how often the head's run failed so far
      * @param size items parked, the head included
+     * @param fence from {@link #next}: the head's fencing token when the caller may go on holding the key for it,
+     *     else 0
      */
-    public record DrainStep(String id, String payload, int failedAttempts, long size) {
+    public record DrainStep(String id, String payload, int failedAttempts, long size, long fence) {
         /** Another live drain token drains the key. */
-        public static final DrainStep OTHER_DRAINER = new DrainStep(null, null, 0, -1);
+        public static final DrainStep OTHER_DRAINER = new DrainStep(null, null, 0, -1, 0);
         /** Nothing is parked; the caller was the key's drainer, and the key has none any more. */
-        public static final DrainStep EMPTY = new DrainStep(null, null, 0, 0);
+        public static final DrainStep EMPTY = new DrainStep(null, null, 0, 0, 0);
         /** Nothing is parked, and the key had no drainer: the caller's own park may not have run yet. */
-        public static final DrainStep EMPTY_NO_DRAINER = new DrainStep(null, null, 0, 0);
+        public static final DrainStep EMPTY_NO_DRAINER = new DrainStep(null, null, 0, 0, 0);
 
         /** Whether this step carries a head item. */
         public boolean hasHead() {

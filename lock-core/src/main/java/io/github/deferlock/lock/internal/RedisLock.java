@@ -177,6 +177,40 @@ public final class RedisLock implements DistributedLock {
         }
     }
 
+    /**
+     * The Redis token of the current thread's hold (what the lock key holds while it is held). Not API: for
+     * lock-retry-integration's drain ({@link Parking#next}).
+     *
+     * @throws IllegalMonitorStateException when the current thread does not hold this lock
+     */
+    public byte[] holdToken() {
+        return ownHold().hold().token.clone();
+    }
+
+    /**
+     * Continues the current thread's hold, held once, as a new acquisition with fencing token {@code fence},
+     * which {@link Parking#next} issued with the key held by this hold and no other process queued for it: the
+     * thread goes on holding the key, with the new fencing token, without a release and an acquisition. Not API:
+     * for lock-retry-integration's drain.
+     *
+     * @return false when refused (the engine is closed, another local thread waits for the key, the hold is
+     *     re-entered, has an explicit lease or has less than half its lease left): nothing changed, the caller
+     *     releases as usual
+     * @throws IllegalMonitorStateException when the current thread does not hold this lock
+     */
+    public boolean continueHold(long fence) {
+        ThreadBoundHold own = ownHold();
+        if (own.count() != 1) {
+            return false;
+        }
+        Hold next = engine.continueHold(own.hold(), fence);
+        if (next == null) {
+            return false;
+        }
+        own.replace(next);
+        return true;
+    }
+
     /** The Redis client of this lock's {@code RedisLocks}. Not API: for lock-retry-integration's conflict stats. */
     public UnifiedJedis redis() {
         return engine.redis();

@@ -56,6 +56,11 @@ final class ThreadBoundHold {
         return h;
     }
 
+    /** The owner, holding once, now holds {@code next} instead (a continued hold); call as the owner. */
+    void replace(Hold next) {
+        hold = next;
+    }
+
     /** The owner's hold; call as the owner. */
     Hold hold() {
         return hold;

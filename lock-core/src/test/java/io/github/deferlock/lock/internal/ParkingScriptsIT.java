@@ -74,18 +74,50 @@ final class ParkingScriptsIT {
         p.park("b", "pb", 10, "t9", 60_000);
         assertThat(p.drainStep("t2", 60_000)).isSameAs(Parking.DrainStep.OTHER_DRAINER);
         assertThat(p.failed("a")).isEqualTo(1);
-        assertThat(p.drainStep("t1", 60_000)).isEqualTo(new Parking.DrainStep("a", "pa", 1, 2));
+        assertThat(p.drainStep("t1", 60_000)).isEqualTo(new Parking.DrainStep("a", "pa", 1, 2, 0));
         assertThat(p.pop("b")).as("not the head").isFalse();
         assertThat(p.pop("a")).isTrue();
         assertThat(p.pop("a")).as("a resend").isFalse();
         assertThat(redis.hexists(KEY + ":parked-attempts", "a")).isFalse();
-        assertThat(p.drainStep("t1", 60_000)).isEqualTo(new Parking.DrainStep("b", "pb", 0, 1));
+        assertThat(p.drainStep("t1", 60_000)).isEqualTo(new Parking.DrainStep("b", "pb", 0, 1, 0));
         assertThat(p.pop("b")).isTrue();
         assertThat(p.drainStep("t1", 60_000)).isSameAs(Parking.DrainStep.EMPTY);
         assertThat(redis.exists(KEY + ":drainer")).isFalse();
         assertThat(p.park("c", "pc", 10, "t5", 60_000).drainer())
                 .as("the next park makes its caller the drainer")
                 .isTrue();
+    }
+
+    @Test
+    void next_popsTheHead_andRaisesTheFenceOnlyWhileTheKeyHoldsTheCallersUnmarkedToken(RedisClient redis) {
+        Parking p = parking(redis);
+        p.park("a", "pa", 10, "t1", 60_000);
+        p.park("b", "pb", 10, "t1", 60_000);
+        p.park("c", "pc", 10, "t1", 60_000);
+        redis.set(KEY, "tok");
+        redis.set(KEY + ":fence", "100");
+        long now = System.currentTimeMillis() * 1_000L - 60_000_000L; // the server runs on this machine's clock
+
+        Parking.DrainStep b = p.next("a", "t1", 60_000, "tok".getBytes(StandardCharsets.UTF_8));
+        assertThat(b.id()).as("a left, b is the head").isEqualTo("b");
+        assertThat(b.size()).isEqualTo(2);
+        assertThat(b.fence())
+                .as("a counter below the server clock is raised to it first (tokens rise across data loss)")
+                .isGreaterThanOrEqualTo(now);
+        assertThat(Long.parseLong(redis.get(KEY + ":fence"))).isEqualTo(b.fence());
+        assertThat(p.next("a", "t1", 60_000, "tok".getBytes(StandardCharsets.UTF_8))
+                        .id())
+                .as("a resend removes nothing more")
+                .isEqualTo("b");
+
+        redis.set(KEY, "tok+"); // a waiter of another process queued behind the hold
+        Parking.DrainStep c = p.next("b", "t1", 60_000, "tok".getBytes(StandardCharsets.UTF_8));
+        assertThat(c.id()).isEqualTo("c");
+        assertThat(c.fence())
+                .as("the key goes to the waiter through the release")
+                .isZero();
+        assertThat(p.next("c", "t1", 60_000, null)).isSameAs(Parking.DrainStep.EMPTY);
+        assertThat(redis.exists(KEY + ":drainer")).isFalse();
     }
 
     @Test
