@@ -2,6 +2,7 @@ package io.github.deferlock.benchmarks;
 
 import io.github.deferlock.conflict.ConflictAwareHandler;
 import io.github.deferlock.conflict.ConflictListener;
+import io.github.deferlock.conflict.DeferMode;
 import io.github.deferlock.conflict.Deferrals;
 import io.github.deferlock.conflict.OnConflict;
 import io.github.deferlock.lock.LockConflictException;
@@ -28,6 +29,11 @@ final class ConflictRuns {
     static final Duration HANDLER = Duration.ofMillis(20);
     static final Duration DRAIN = Duration.ofSeconds(30);
     static final String BASELINE = "baseline";
+    /**
+     * DEFER with {@link DeferMode#TIMED}, the retry loop DEFER was before ordered parking (issue 27): the
+     * "before" beside deferlock's default, ordered DEFER, in the same run.
+     */
+    static final String TIMED = "defer-timed";
 
     private final Redis redis;
     private final Settings settings;
@@ -52,17 +58,21 @@ final class ConflictRuns {
         String ratio = "conflict.defer.goodputRatio";
         String backlog = "conflict.defer.hotBacklog";
         String p99 = "conflict.defer.hotCompletion.p99";
-        List<String> sides = List.of(BASELINE, Sides.DEFERLOCK, "sleep-retry", "throw");
+        List<String> sides = List.of(BASELINE, Sides.DEFERLOCK, TIMED, "sleep-retry", "throw");
         Map<Integer, Map<String, Run>> byRound = new ConcurrentHashMap<>();
         Rounds.run("conflict", settings.rounds(), sides, (side, round) -> {
             OnConflict s =
                     switch (side) {
-                        case Sides.DEFERLOCK -> OnConflict.DEFER;
+                        case Sides.DEFERLOCK, TIMED -> OnConflict.DEFER;
                         case "sleep-retry" -> OnConflict.SLEEP_RETRY;
                         case "throw" -> OnConflict.THROW;
                         default -> null;
                     };
-            Run r = workload(s, settings.conflictWindow(), side + round);
+            Run r = workload(
+                    s,
+                    side.equals(TIMED) ? DeferMode.TIMED : DeferMode.ORDERED,
+                    settings.conflictWindow(),
+                    side + round);
             byRound.computeIfAbsent(round, k -> new ConcurrentHashMap<>()).put(side, r);
             Progress.line(
                     "%-36s %-22s goodput %s msgs/s, hot backlog %d, hot p99 %s ms",
@@ -105,21 +115,30 @@ final class ConflictRuns {
         results.note(
                 "conflict.defer.reDeferrals",
                 "method",
-                "the DEFER run of conflict.defer.goodputRatio: `ConflictListener.onDeferred` calls with a deferral"
-                        + " number above 1 ÷ those with 1 (messages deferred)");
-        Rounds.run("conflict.defer.drainAfterRelease", settings.rounds(), List.of(Sides.DEFERLOCK), (side, round) -> {
-            double ms = drainAfterRelease("drain" + round);
-            results.add("conflict.defer.drainAfterRelease", side, ms);
-            Progress.line(
-                    "%-36s %-22s %s ms", "conflict.defer.drainAfterRelease", side + " r" + round, Report.number(ms));
-        });
+                "the DEFER runs of conflict.defer.goodputRatio: `ConflictListener.onDeferred` calls with a deferral"
+                        + " number above 1 ÷ those with 1 (messages deferred); deferlock = ordered DEFER (the default),"
+                        + " " + TIMED + " = `DeferMode.TIMED` (DEFER before issue 27: retried after the backoff)");
+        Rounds.run(
+                "conflict.defer.drainAfterRelease",
+                settings.rounds(),
+                List.of(Sides.DEFERLOCK, TIMED),
+                (side, round) -> {
+                    double ms = drainAfterRelease(
+                            side.equals(TIMED) ? DeferMode.TIMED : DeferMode.ORDERED, "drain" + side + round);
+                    results.add("conflict.defer.drainAfterRelease", side, ms);
+                    Progress.line(
+                            "%-36s %-22s %s ms",
+                            "conflict.defer.drainAfterRelease", side + " r" + round, Report.number(ms));
+                });
         results.note(
                 "conflict.defer.drainAfterRelease",
                 "method",
                 DRAIN_ITEMS + " messages of one key parked behind it while a second `RedisLocks` (another client) holds"
                         + " it; a `Deferrals` worker with 1 thread already waits; from just before `unlock()` to the"
                         + " end of the last message's handler (" + DRAIN_HANDLER.toMillis() + " ms each); target "
-                        + DRAIN_ITEMS + " × handler + 100 ms");
+                        + DRAIN_ITEMS + " × handler + 100 ms. " + TIMED + ": the same messages deferred with"
+                        + " `DeferMode.TIMED` (default backoff), the key released once each was deferred again at least"
+                        + " once on average");
         results.note(
                 backlog,
                 "method",
@@ -128,15 +147,17 @@ final class ConflictRuns {
     }
 
     /** Milliseconds from the release of a key with {@link #DRAIN_ITEMS} parked messages to the last one's end. */
-    private double drainAfterRelease(String tag) throws InterruptedException {
+    private double drainAfterRelease(DeferMode mode, String tag) throws InterruptedException {
         try (RedisClient client = redis.jedis();
                 RedisClient holderClient = redis.jedis();
                 RedisLocks locks = RedisLocks.builder(client).keyPrefix("lock:").build();
                 RedisLocks holder =
                         RedisLocks.builder(holderClient).keyPrefix("lock:").build();
-                Deferrals deferrals =
-                        Deferrals.builder(client, "bench-drain-" + tag).build()) {
+                Deferrals deferrals = Deferrals.builder(client, "bench-drain-" + tag)
+                        .mode(mode)
+                        .build()) {
             AtomicLong ran = new AtomicLong();
+            AtomicLong again = new AtomicLong();
             AtomicLong lastEnd = new AtomicLong();
             ConflictAwareHandler<HotKeyMessage> handler = ConflictAwareHandler.builder(
                             "bench-" + tag, HotKeyMessage.class, locks)
@@ -144,6 +165,14 @@ final class ConflictRuns {
                     .messageId(HotKeyMessage::id)
                     .onConflict(OnConflict.DEFER)
                     .deferrals(deferrals)
+                    .listener(new ConflictListener() {
+                        @Override
+                        public void onDeferred(String key, int deferrals, Duration delay) {
+                            if (deferrals > 1) {
+                                again.incrementAndGet();
+                            }
+                        }
+                    })
                     .handler(m -> {
                         Thread.sleep(DRAIN_HANDLER.toMillis());
                         lastEnd.set(System.nanoTime());
@@ -157,8 +186,11 @@ final class ConflictRuns {
             }
             deferrals.startWorker(1);
             long queued = System.nanoTime() + DRAIN.toNanos();
-            while (client.llen("lock:{drained}:waiters") == 0 && System.nanoTime() < queued) {
-                Thread.sleep(5); // the worker claims the drain token and queues for the key as a waiter
+            while (System.nanoTime() < queued
+                    && (mode == DeferMode.ORDERED
+                            ? client.llen("lock:{drained}:waiters") == 0 // the drain token queued for the key
+                            : again.get() < DRAIN_ITEMS)) { // timed: each retried and deferred again, on average
+                Thread.sleep(5);
             }
             long released = System.nanoTime();
             hold.close();
@@ -173,11 +205,12 @@ final class ConflictRuns {
         }
     }
 
-    private Run workload(OnConflict strategy, Duration window, String tag) throws InterruptedException {
+    private Run workload(OnConflict strategy, DeferMode mode, Duration window, String tag) throws InterruptedException {
         try (RedisClient client = redis.jedis();
                 RedisLocks locks = RedisLocks.builder(client).keyPrefix("lock:").build();
-                Deferrals deferrals =
-                        Deferrals.builder(client, "bench-deferrals-" + tag).build()) {
+                Deferrals deferrals = Deferrals.builder(client, "bench-deferrals-" + tag)
+                        .mode(mode)
+                        .build()) {
             AtomicLong done = new AtomicLong();
             AtomicLong hotArrived = new AtomicLong();
             AtomicLong hotDoneInWindow = new AtomicLong();

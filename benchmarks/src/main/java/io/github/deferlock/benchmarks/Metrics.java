@@ -192,30 +192,30 @@ final class Metrics {
                 "conflict.defer.goodputRatio",
                 "ratio",
                 "messages completed inside the window (cold + hot) with a 10% hot key ÷ without; 8 threads both",
-                List.of(DEFERLOCK, "sleep-retry", "throw"),
-                absolute(0.9)));
+                List.of(DEFERLOCK, ConflictRuns.TIMED, "sleep-retry", "throw"),
+                absolute(0.95)));
         m.add(lower(
                 "conflict.defer.hotBacklog",
                 "messages",
                 "hot messages arrived but not completed at the window's end",
-                List.of(DEFERLOCK, "sleep-retry", "throw")));
+                List.of(DEFERLOCK, ConflictRuns.TIMED, "sleep-retry", "throw")));
         m.add(lower(
                 "conflict.defer.reDeferrals",
                 "per message",
                 "re-deferrals per deferred message in the hot-key workload of conflict.defer.goodputRatio",
-                List.of(DEFERLOCK),
+                List.of(DEFERLOCK, ConflictRuns.TIMED),
                 absolute(0.05)));
         m.add(lower(
                 "conflict.defer.drainAfterRelease",
                 "ms",
                 "release of a key with 200 parked messages (2 ms handler each) to the last one's end, 1 worker thread",
-                List.of(DEFERLOCK),
+                List.of(DEFERLOCK, ConflictRuns.TIMED),
                 absolute(500)));
         m.add(lower(
                 "conflict.defer.hotCompletion.p99",
                 "ms",
                 "arrival to handler end of hot messages (deferred ones waited for after the window)",
-                List.of(DEFERLOCK, "sleep-retry")));
+                List.of(DEFERLOCK, ConflictRuns.TIMED, "sleep-retry")));
         for (String broker : AdapterRuns.BROKERS) {
             m.add(higher(
                     AdapterRuns.id(broker),

@@ -31,6 +31,8 @@ import java.util.UUID;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.Response;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.params.SetParams;
 
@@ -310,6 +312,32 @@ public final class ConflictAwareHandler<M> {
         }
     }
 
+    /**
+     * {@link #markDone} for message {@code id}, and in the same round trip whether parked item {@code afterItem}
+     * (the next in the key's FIFO, null for none) already ran: its done marker's key is the queue's {@code done:}
+     * prefix followed by the item id, which is the (handler, message id) pair for an item with a message id. The
+     * answer is valid for running that item while the key stays held. On a Redis failure the marker is written as
+     * {@link #markDone} does and the answer is null (not known).
+     */
+    private Boolean markDoneAndLook(DistributedLock lock, String id, String afterItem) {
+        if (deferrals == null || afterItem == null) {
+            markDone(lock, id);
+            return null;
+        }
+        try (AbstractPipeline p = deferrals.redis().pipelined()) {
+            p.set(
+                    doneKey(id),
+                    "1",
+                    SetParams.setParams().px(deferrals.doneMarkerTtl().toMillis()));
+            Response<Boolean> done = p.exists(QueueKeyspace.prefix(deferrals.name()) + "done:" + afterItem);
+            p.sync();
+            return done.get();
+        } catch (JedisException e) {
+            markDone(lock, id);
+            return null;
+        }
+    }
+
     private void defer(M message, String key, String id) {
         JsonNode json = deferrals.mapper().valueToTree(message);
         DeferredMessage dm = DeferredMessage.first(name, key, id, json, Instant.now());
@@ -477,9 +505,10 @@ public final class ConflictAwareHandler<M> {
             }
             // metered once per parked message run, as a first-try acquisition is: acquired = processed + failed
             LockRunner.safe(() -> listener.onAcquired(key, attempt.waited()));
+            Boolean headDone = null; // whether the head's done marker exists, when already read with the key held
             while (true) {
                 n++;
-                After after = runParked(lock, key, parking, head, job, token, n < DRAIN_BATCH);
+                After after = runParked(lock, key, parking, head, headDone, job, token, n < DRAIN_BATCH);
                 if (after.stop()) {
                     return;
                 }
@@ -490,6 +519,7 @@ public final class ConflictAwareHandler<M> {
                     break; // released: wait for the key again, then read the head with it held
                 }
                 head = after.next(); // still held, with the next head's own fencing token
+                headDone = after.nextDone();
                 LockRunner.safe(() -> listener.onAcquired(key, Duration.ZERO));
             }
         }
@@ -499,11 +529,12 @@ public final class ConflictAwareHandler<M> {
     /**
      * What the run of a parked head left: the drain stops ({@link #STOP}: the head failed and the token waits
      * its backoff); or the key was released, {@code next} being what the step after the run read (null when
-     * there was none); or the key is still held ({@code held}) for {@code next}, the next head.
+     * there was none); or the key is still held ({@code held}) for {@code next}, the next head, with {@code
+     * nextDone} whether its done marker exists when that was read with the key held (else null).
      */
-    private record After(boolean stop, boolean held, Parking.DrainStep next) {
-        static final After STOP = new After(true, false, null);
-        static final After RELEASED = new After(false, false, null);
+    private record After(boolean stop, boolean held, Parking.DrainStep next, Boolean nextDone) {
+        static final After STOP = new After(true, false, null, null);
+        static final After RELEASED = new After(false, false, null, null);
     }
 
     /**
@@ -534,6 +565,7 @@ public final class ConflictAwareHandler<M> {
             String key,
             Parking parking,
             Parking.DrainStep head,
+            Boolean headDone,
             Job<DeferredMessage> job,
             String token,
             boolean mayKeep)
@@ -562,7 +594,7 @@ public final class ConflictAwareHandler<M> {
             log.warn("parked message {} of lock '{}': {}", head.id(), key, failure);
             return headFailed(parking, head, dm, key, job, token, failure, null) ? After.RELEASED : After.STOP;
         }
-        return owner.runParkedAsOwner(lock, key, parking, head, dm, job, token, mayKeep);
+        return owner.runParkedAsOwner(lock, key, parking, head, headDone, dm, job, token, mayKeep);
     }
 
     /** {@link #runParked} for a parked message of this handler. */
@@ -571,6 +603,7 @@ public final class ConflictAwareHandler<M> {
             String key,
             Parking parking,
             Parking.DrainStep head,
+            Boolean headDone,
             DeferredMessage dm,
             Job<DeferredMessage> job,
             String token,
@@ -594,12 +627,13 @@ public final class ConflictAwareHandler<M> {
         RedisLock keepable = mayKeep && lock instanceof RedisLock r ? r : null;
         Parking.DrainStep[] next = {null};
         boolean[] held = {false};
+        Boolean[] afterDone = {null};
         try {
             LockRunner.runHeld(
                     lock,
                     key,
                     () -> {
-                        if (id != null && isDone(id)) {
+                        if (id != null && (headDone != null ? headDone : isDone(id))) {
                             LockRunner.safe(() -> listener.onDuplicateSkipped(key, id));
                         } else {
                             try {
@@ -609,7 +643,7 @@ public final class ConflictAwareHandler<M> {
                                 throw e;
                             }
                             if (id != null) {
-                                markDone(lock, id);
+                                afterDone[0] = markDoneAndLook(lock, id, keepable == null ? null : head.after());
                             }
                         }
                         // before the release: the next run sees the next head; and may the key stay held for it?
@@ -623,7 +657,8 @@ public final class ConflictAwareHandler<M> {
                     listener,
                     ignored -> held[0] =
                             next[0].hasHead() && next[0].fence() > 0 && keepable.continueHold(next[0].fence()));
-            return new After(false, held[0], next[0]);
+            boolean sameNext = held[0] && afterDone[0] != null && next[0].id().equals(head.after());
+            return new After(false, held[0], next[0], sameNext ? afterDone[0] : null);
         } catch (LockLostException lost) {
             return After.RELEASED; // it ran and was removed; the listener heard of the loss
         } catch (RuntimeException | Error e) {

@@ -93,7 +93,12 @@ public final class Parking {
             }
             if (status == 2) {
                 return new DrainStep(
-                        string(r.get(1)), string(r.get(2)), ((Long) r.get(3)).intValue(), (Long) r.get(4), 0);
+                        string(r.get(1)),
+                        string(r.get(2)),
+                        ((Long) r.get(3)).intValue(),
+                        (Long) r.get(4),
+                        0,
+                        after(r, 5));
             }
         }
     }
@@ -125,8 +130,12 @@ public final class Parking {
             }
             if (status == 2) {
                 return new DrainStep(
-                        string(r.get(1)), string(r.get(2)), ((Long) r.get(3)).intValue(), (Long) r.get(4), (Long)
-                                r.get(5));
+                        string(r.get(1)),
+                        string(r.get(2)),
+                        ((Long) r.get(3)).intValue(),
+                        (Long) r.get(4),
+                        (Long) r.get(5),
+                        after(r, 6));
             }
             ran = new byte[0]; // {3}: popped already; go on reading
         }
@@ -141,14 +150,15 @@ public final class Parking {
      * @param size items parked, the head included
      * @param fence from {@link #next}: the head's fencing token when the caller may go on holding the key for it,
      *     else 0
+     * @param after the id of the item after the head, null when there is none
      */
-    public record DrainStep(String id, String payload, int failedAttempts, long size, long fence) {
+    public record DrainStep(String id, String payload, int failedAttempts, long size, long fence, String after) {
         /** Another live drain token drains the key. */
-        public static final DrainStep OTHER_DRAINER = new DrainStep(null, null, 0, -1, 0);
+        public static final DrainStep OTHER_DRAINER = new DrainStep(null, null, 0, -1, 0, null);
         /** Nothing is parked; the caller was the key's drainer, and the key has none any more. */
-        public static final DrainStep EMPTY = new DrainStep(null, null, 0, 0, 0);
+        public static final DrainStep EMPTY = new DrainStep(null, null, 0, 0, 0, null);
         /** Nothing is parked, and the key had no drainer: the caller's own park may not have run yet. */
-        public static final DrainStep EMPTY_NO_DRAINER = new DrainStep(null, null, 0, 0, 0);
+        public static final DrainStep EMPTY_NO_DRAINER = new DrainStep(null, null, 0, 0, 0, null);
 
         /** Whether this step carries a head item. */
         public boolean hasHead() {
@@ -199,6 +209,15 @@ public final class Parking {
             throw new LockException(
                     "cannot run " + script.name() + " for the work parked behind lock '" + keyString + "'", e);
         }
+    }
+
+    /** The id after the head in a reply, at {@code index}; null when there is none (or an older script). */
+    private static String after(List<?> r, int index) {
+        if (r.size() <= index) {
+            return null;
+        }
+        String id = string(r.get(index));
+        return id.isEmpty() ? null : id;
     }
 
     private static byte[] bytes(Object o) {

@@ -20,8 +20,8 @@
 -- ARGV[3]  the id of the item that ran (removed when it is the head; a resend finds another head)
 -- ARGV[4]  the caller's lock token, or '' when the caller will release the key anyway
 --
--- Returns what drain.lua returns, and for a next head one element more: {2, head id, payload, failed attempts,
---         items parked, fence}, fence the next item's fencing token when the caller may go on holding the key
+-- Returns what drain.lua returns, with one element more for a next head: {2, head id, payload, failed attempts,
+--         items parked, fence, the id after the head or ''}, fence the next item's fencing token when the caller may go on holding the key
 --         (the counter now holds it), else 0 (the caller releases the key and acquires it again).
 --         A counter that is not an integer gives fence 0 (the caller's next acquisition reports it).
 redis.replicate_commands() -- TIME before writes: replicate effects (the default since Redis 5; kept for 6.2)
@@ -62,7 +62,7 @@ for _ = 1, 100 do
         fence = raised
       end
     end
-    return {2, id, payload, failed, size, fence}
+    return {2, id, payload, failed, size, fence, redis.call('LINDEX', KEYS[1], 1) or ''}
   end
   redis.call('LPOP', KEYS[1])
   redis.call('HDEL', KEYS[3], id)

@@ -14,7 +14,7 @@
 -- Returns {0, other drain token} when another live drain token drains the key (nothing changed);
 --         {1, mine} when nothing is parked (the drainer record is deleted): mine is 1 when ARGV[1] was the
 --         drainer, 0 when the key had none (the caller's park.lua may not have run yet);
---         {2, head id, payload, failed attempts, items parked} otherwise (ARGV[1] is the drainer until its
+--         {2, head id, payload, failed attempts, items parked, the id after the head or ''} otherwise (ARGV[1] is the drainer until its
 --         lease runs out). An id without a payload (never written by park.lua) is dropped from the FIFO;
 --         {3} when 100 such ids were dropped: call again (the work per call stays bounded).
 local drainer = redis.call('GET', KEYS[4])
@@ -34,7 +34,7 @@ for _ = 1, 100 do
   if payload then
     redis.call('SET', KEYS[4], ARGV[1], 'PX', ARGV[2])
     local failed = tonumber(redis.call('HGET', KEYS[3], id) or '0')
-    return {2, id, payload, failed, redis.call('LLEN', KEYS[1])}
+    return {2, id, payload, failed, redis.call('LLEN', KEYS[1]), redis.call('LINDEX', KEYS[1], 1) or ''}
   end
   redis.call('LPOP', KEYS[1])
   redis.call('HDEL', KEYS[3], id)

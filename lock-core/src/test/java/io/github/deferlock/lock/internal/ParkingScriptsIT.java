@@ -74,12 +74,12 @@ final class ParkingScriptsIT {
         p.park("b", "pb", 10, "t9", 60_000);
         assertThat(p.drainStep("t2", 60_000)).isSameAs(Parking.DrainStep.OTHER_DRAINER);
         assertThat(p.failed("a")).isEqualTo(1);
-        assertThat(p.drainStep("t1", 60_000)).isEqualTo(new Parking.DrainStep("a", "pa", 1, 2, 0));
+        assertThat(p.drainStep("t1", 60_000)).isEqualTo(new Parking.DrainStep("a", "pa", 1, 2, 0, "b"));
         assertThat(p.pop("b")).as("not the head").isFalse();
         assertThat(p.pop("a")).isTrue();
         assertThat(p.pop("a")).as("a resend").isFalse();
         assertThat(redis.hexists(KEY + ":parked-attempts", "a")).isFalse();
-        assertThat(p.drainStep("t1", 60_000)).isEqualTo(new Parking.DrainStep("b", "pb", 0, 1, 0));
+        assertThat(p.drainStep("t1", 60_000)).isEqualTo(new Parking.DrainStep("b", "pb", 0, 1, 0, null));
         assertThat(p.pop("b")).isTrue();
         assertThat(p.drainStep("t1", 60_000)).isSameAs(Parking.DrainStep.EMPTY);
         assertThat(redis.exists(KEY + ":drainer")).isFalse();
@@ -101,6 +101,7 @@ final class ParkingScriptsIT {
         Parking.DrainStep b = p.next("a", "t1", 60_000, "tok".getBytes(StandardCharsets.UTF_8));
         assertThat(b.id()).as("a left, b is the head").isEqualTo("b");
         assertThat(b.size()).isEqualTo(2);
+        assertThat(b.after()).as("the id after the head").isEqualTo("c");
         assertThat(b.fence())
                 .as("a counter below the server clock is raised to it first (tokens rise across data loss)")
                 .isGreaterThanOrEqualTo(now);
