@@ -34,7 +34,8 @@ final class SchedulesCommand implements Callable<Integer> {
                         .put("id", i.id())
                         .put("spec", i.spec())
                         .put("missed", i.missed().toString())
-                        .put("nextFire", i.nextFire().map(Object::toString).orElse(null));
+                        .put("nextFire", i.nextFire().map(Object::toString).orElse(null))
+                        .put("waitingFor", i.waitingFor().orElse(null));
             }
             s.printJson(Session.object().put("queue", name).set("schedules", a));
             return ExitCode.OK;
@@ -50,7 +51,9 @@ final class SchedulesCommand implements Callable<Integer> {
                     Text.safe(i.id()),
                     Text.safe(i.spec()),
                     i.missed().toString(),
-                    i.nextFire().map(Object::toString).orElse("-")));
+                    i.waitingFor()
+                            .map(job -> "after " + Text.safe(job) + " + delay")
+                            .orElseGet(() -> i.nextFire().map(Object::toString).orElse("-"))));
         }
         s.out().print(Text.table(rows));
         return ExitCode.OK;

@@ -9,7 +9,8 @@ import java.time.Instant;
  * spec is stored in Redis as text, {@code <kind>:<text>}, and every process that runs workers reads it back
  * through the {@link ScheduleSpecParser} of its kind, so any of them can compute the next slot.
  *
- * <p>delay-core has the kind {@code rate} ({@link #fixedRate(Duration)}); the module {@code deferlock-cron}
+ * <p>delay-core has the kinds {@code rate} ({@link #fixedRate(Duration)}) and {@code delay} ({@link
+ * #fixedDelay(Duration)}); the module {@code deferlock-cron}
  * adds {@code cron} ({@code CronSpec.of("0 9 * * MON-FRI", ZoneId.of("Europe/Paris"))}).
  *
  * <p>Implementations must be immutable and threadsafe, and {@link #next(Instant)} must be a pure function of
@@ -52,6 +53,26 @@ public interface ScheduleSpec {
         Require.notNull("period", period);
         Require.notNull("anchor", anchor);
         return new FixedRate(period, anchor);
+    }
+
+    /**
+     * A fire {@code delay} after the job of the previous fire finished (acked, dead-lettered or cancelled), never
+     * while it is waiting, running or retried: {@code fixedDelay(Duration.ofMinutes(5))} runs a cleanup five
+     * minutes after the last one ended, however long each takes. The first fire is {@code delay} after the
+     * upsert. The end of a job is seen by the workers' schedule tickers, which look for the fired job once a
+     * second while it is not finished ({@link Schedules#FIXED_DELAY_CHECK}), so the next fire comes {@code
+     * delay} to {@code delay} + 1 s after the job ended (docs/delay-queue.md, "Fixed delay"). Missed-slot
+     * policies do not apply: there is at most one fire outstanding.
+     *
+     * <p>{@link #next(Instant)} gives {@code after + delay}: the first fire after an upsert at {@code after}.
+     *
+     * @throws NullPointerException when {@code delay} is null
+     * @throws IllegalArgumentException when {@code delay} is shorter than 1 s or over {@link
+     *     DelayQueue#MAX_DELAY}, or not whole milliseconds
+     */
+    static ScheduleSpec fixedDelay(Duration delay) {
+        Require.notNull("delay", delay);
+        return new FixedDelay(delay);
     }
 
     /**

@@ -8,7 +8,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The {@link ScheduleSpecParser}s of this process: the built-in {@code rate} and those {@link ServiceLoader} finds
+ * The {@link ScheduleSpecParser}s of this process: the built-in {@code rate} and {@code delay}, and those {@link ServiceLoader} finds
  * (once, at first use). Threadsafe.
  */
 final class ScheduleSpecs {
@@ -31,6 +31,17 @@ final class ScheduleSpecs {
             @Override
             public ScheduleSpec parse(String text) {
                 return FixedRate.parse(text);
+            }
+        });
+        parsers.put(FixedDelay.KIND, new ScheduleSpecParser() {
+            @Override
+            public String kind() {
+                return FixedDelay.KIND;
+            }
+
+            @Override
+            public ScheduleSpec parse(String text) {
+                return FixedDelay.parse(text);
             }
         });
         try {

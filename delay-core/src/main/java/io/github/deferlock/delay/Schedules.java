@@ -11,6 +11,7 @@ import io.github.deferlock.redis.internal.Require;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -27,7 +28,8 @@ import redis.clients.jedis.exceptions.JedisException;
 /**
  * The recurring schedules of one queue ({@link DelayQueue#schedules()}): each schedule enqueues a job with its
  * payload at every slot of its {@link ScheduleSpec} (a cron expression with a time zone from {@code
- * deferlock-cron}, or a {@link ScheduleSpec#fixedRate fixed rate}).
+ * deferlock-cron}, a {@link ScheduleSpec#fixedRate fixed rate}), or a {@link ScheduleSpec#fixedDelay fixed delay}
+ * after the previous fire's job finished.
  *
  * <pre>{@code
  * queue.schedules().upsert("nightly-report", ScheduleSpec.fixedRate(Duration.ofHours(24)), new Report("daily"));
@@ -40,6 +42,8 @@ import redis.clients.jedis.exceptions.JedisException;
  * clock. A fired job has the id {@code <schedule id>@<slot, ISO-8601>} (e.g. {@code
  * nightly-report@2026-11-27T00:00:00Z}) and the slot as its due time; it is then an ordinary job (at least once,
  * retries, dead letters). Slots missed while no worker ran follow the schedule's {@link MissedSlots} policy.
+ * A {@link ScheduleSpec#fixedDelay fixed-delay} schedule has one slot at a time: after a fire it waits until the
+ * tickers find the fired job finished, then its next slot is the delay from then.
  * A fired job carries no headers ({@link DelayQueue.Builder#headers} is not applied: it would read the context of
  * the thread that upserted the schedule, not of a fire).
  *
@@ -65,6 +69,12 @@ public final class Schedules<T> {
      * upsert in any process wakes its tickers at once through the schedule-wake channel).
      */
     static final long MAX_TICK_MS = 5_000;
+    /**
+     * How often the tickers look whether the job a {@link ScheduleSpec#fixedDelay fixed-delay} schedule fired has
+     * finished, while it has not: 1 s. The next fire comes the delay after the first look that finds it finished,
+     * so up to this much later than the delay after its end.
+     */
+    public static final Duration FIXED_DELAY_CHECK = Duration.ofSeconds(1);
 
     private final String queue;
     private final ScheduleScripts scripts;
@@ -100,8 +110,11 @@ public final class Schedules<T> {
     /**
      * Creates the schedule {@code id}, or updates it in place. An update with the same spec and policy keeps the
      * next slot (so an application that upserts its schedules at every start neither skips nor repeats a slot);
-     * one with another spec or policy starts from the spec's first slot after now (server clock). The payload is
-     * encoded here, so one that cannot be encoded fails now, not at fire time. Jobs already fired stay.
+     * one with another spec or policy starts from the spec's first slot after now (server clock). A {@link
+     * ScheduleSpec#fixedDelay fixed-delay} schedule waiting for the job of its last fire goes on waiting for it
+     * when updated to a fixed delay (the new delay counts from its end). The payload is encoded here, so one that
+     * cannot be encoded fails now, not at fire time. Jobs already fired stay. {@code missed} does not apply to a
+     * fixed delay, which has at most one fire outstanding.
      *
      * @param id the schedule id: 1 to 200 UTF-8 bytes of valid Unicode (docs/names.md)
      * @return the schedule as stored, with its next slot
@@ -134,8 +147,15 @@ public final class Schedules<T> {
                             + Instant.ofEpochMilli(cur.nowMs()));
                 }
             }
-            int r = scripts.upsert(
-                    id, exists ? sha1(cur.definition()) : "", cur.nextMs(), definition, next, MAX_SCHEDULES);
+            ScheduleScripts.Upserted u = scripts.upsert(
+                    id,
+                    exists ? sha1(cur.definition()) : "",
+                    cur.nextMs(),
+                    definition,
+                    next,
+                    MAX_SCHEDULES,
+                    readBack instanceof FixedDelay fd ? fd.delayMs() : 0);
+            int r = u.status();
             if (r == 1) {
                 ScheduleTicker local;
                 synchronized (this) {
@@ -143,6 +163,9 @@ public final class Schedules<T> {
                 }
                 if (local != null) {
                     local.nudge(); // this process's ticker looks at once, subscribed or not
+                }
+                if (!u.waitingFor().isEmpty()) {
+                    return new ScheduleInfo(id, stored, missed, Optional.empty(), Optional.of(u.waitingFor()));
                 }
                 return new ScheduleInfo(id, stored, missed, nextOf(next));
             }
@@ -180,11 +203,12 @@ public final class Schedules<T> {
         if (cur.definition().isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of(info(id, cur.definition(), cur.nextMs()));
+        return Optional.of(info(id, cur.definition(), cur.nextMs(), cur.waitingFor()));
     }
 
     /**
-     * Every schedule of this queue, by id. Reads the whole schedules hash: an ops call, not one per job.
+     * Every schedule of this queue, by id. Reads the whole schedules hash (and the fixed-delay schedules' waits):
+     * an ops call, not one per job.
      *
      * @throws DelayQueueException when Redis fails
      */
@@ -218,10 +242,20 @@ public final class Schedules<T> {
         for (redis.clients.jedis.resps.Tuple t : redis.zrangeWithScores(keys.nextKey(), 0, -1)) {
             next.put(new String(t.getBinaryElement(), StandardCharsets.UTF_8), (long) t.getScore());
         }
+        Map<String, String> waits = new java.util.HashMap<>();
+        for (Map.Entry<byte[], byte[]> e : redis.hgetAll(keys.runningKey()).entrySet()) {
+            waits.put(
+                    new String(e.getKey(), StandardCharsets.UTF_8),
+                    ScheduleScripts.waitedJob(new String(e.getValue(), StandardCharsets.UTF_8)));
+        }
         List<ScheduleInfo> out = new ArrayList<>(defs.size());
         for (Map.Entry<byte[], byte[]> e : defs.entrySet()) {
             String id = new String(e.getKey(), StandardCharsets.UTF_8);
-            out.add(info(id, new String(e.getValue(), StandardCharsets.UTF_8), next.getOrDefault(id, -1L)));
+            out.add(info(
+                    id,
+                    new String(e.getValue(), StandardCharsets.UTF_8),
+                    next.getOrDefault(id, -1L),
+                    waits.getOrDefault(id, "")));
         }
         out.sort((a, b) -> a.id().compareTo(b.id()));
         return out;
@@ -274,7 +308,7 @@ public final class Schedules<T> {
      * @return how long to wait before the next tick, ms (0: go on at once)
      */
     long tick() {
-        ScheduleScripts.Due due = scripts.due(TICK_BATCH);
+        ScheduleScripts.Due due = scripts.due(TICK_BATCH, FIXED_DELAY_CHECK.toMillis());
         if (!due.schedules().isEmpty() || due.laterMs() >= 0) {
             listenForUpserts(); // the queue has schedules: hear other processes' upserts at once
         }
@@ -292,7 +326,8 @@ public final class Schedules<T> {
                 }
             }
         }
-        if (stale || (fired && due.schedules().size() == TICK_BATCH)) {
+        boolean handledWaits = due.lookedAt() > due.schedules().size(); // the script moved waiting schedules on
+        if (stale || ((fired || handledWaits) && due.lookedAt() == TICK_BATCH)) {
             return 0; // read again: another process moved a schedule, or more may be due
         }
         if (earliest < 0) {
@@ -332,6 +367,9 @@ public final class Schedules<T> {
             }
             return NOT_FIRED;
         }
+        if (spec instanceof FixedDelay fd) {
+            return fireFixedDelay(d, def, fd, nowMs);
+        }
         SlotPlanner.Plan plan;
         try {
             plan = SlotPlanner.plan(spec, missed, d.nextMs(), nowMs, MissedSlots.GRACE.toMillis());
@@ -370,6 +408,32 @@ public final class Schedules<T> {
         return plan.nextMs();
     }
 
+    /**
+     * Fires the one slot of a due fixed-delay schedule (its stored next slot, whatever the missed-slot policy) and
+     * leaves it waiting for the job: the next look at that job {@link #FIXED_DELAY_CHECK} from now.
+     */
+    private long fireFixedDelay(ScheduleScripts.DueSchedule d, JsonNode def, FixedDelay spec, long nowMs) {
+        String jobId = jobId(d.id(), d.nextMs());
+        ScheduleScripts.Fired f = scripts.fire(
+                d.id(),
+                d.nextMs(),
+                sha1(d.definition()),
+                -1,
+                def.path("payload").asText().getBytes(StandardCharsets.UTF_8),
+                List.of(jobId),
+                List.of(d.nextMs()),
+                spec.delayMs(),
+                FIXED_DELAY_CHECK.toMillis());
+        if (f.status() != 1) {
+            return STALE;
+        }
+        if (f.written() == 1) {
+            listener.onEnqueued(queue, jobId, Instant.ofEpochMilli(d.nextMs()));
+        }
+        LOG.debug("queue '{}': schedule '{}' fired {}, waits for it to finish", queue, d.id(), jobId);
+        return f.nowMs() + FIXED_DELAY_CHECK.toMillis();
+    }
+
     /** The id of the job that schedule {@code id} fires for {@code slotMs}. */
     static String jobId(String id, long slotMs) {
         return id + "@" + Instant.ofEpochMilli(slotMs);
@@ -395,7 +459,7 @@ public final class Schedules<T> {
         }
     }
 
-    private static ScheduleInfo info(String id, String definition, long nextMs) {
+    private static ScheduleInfo info(String id, String definition, long nextMs, String waitingFor) {
         String spec;
         MissedSlots missed;
         try {
@@ -405,6 +469,9 @@ public final class Schedules<T> {
         } catch (Exception e) {
             spec = "unreadable: " + e.getMessage();
             missed = MissedSlots.fireOnce();
+        }
+        if (!waitingFor.isEmpty()) {
+            return new ScheduleInfo(id, spec, missed, Optional.empty(), Optional.of(waitingFor));
         }
         return new ScheduleInfo(id, spec, missed, nextOf(nextMs));
     }

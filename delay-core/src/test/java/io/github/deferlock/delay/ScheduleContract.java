@@ -131,4 +131,56 @@ abstract class ScheduleContract {
                 .isAfter(next);
         assertThat(a.schedules().remove("s")).isTrue();
     }
+
+    @Test
+    void fixedDelay_twoWorkers_slowHandler_eachFireOnce_nextStartsTheDelayAfterThePreviousFinished() {
+        String name = "sched-" + SERIAL.incrementAndGet();
+        DelayQueue<Msg> a = DelayQueue.builder(redis, name, Msg.class).build();
+        DelayQueue<Msg> b = DelayQueue.builder(other, name, Msg.class).build();
+        Duration delay = Duration.ofSeconds(1);
+        a.schedules().upsert("fd", ScheduleSpec.fixedDelay(delay), new Msg("fd", 1));
+        List<String> starts = new java.util.concurrent.CopyOnWriteArrayList<>(); // id@serverStartMs
+        List<Instant[]> runs = new java.util.concurrent.CopyOnWriteArrayList<>(); // {start, finish}, server clock
+        AtomicInteger running = new AtomicInteger();
+        AtomicInteger overlaps = new AtomicInteger();
+        JobHandler<Msg> handler = job -> {
+            if (running.incrementAndGet() > 1) {
+                overlaps.incrementAndGet();
+            }
+            Instant start = ServerTime.now(redis);
+            starts.add(job.id());
+            Thread.sleep(1500); // a slow job: a fixed rate of 1 s would fire again meanwhile
+            Instant finish = ServerTime.now(redis);
+            running.decrementAndGet();
+            runs.add(new Instant[] {start, finish});
+        };
+        try (DelayQueueWorker<Msg> wa = DelayQueueWorker.builder(a, handler)
+                        .concurrency(2)
+                        .build()
+                        .start();
+                DelayQueueWorker<Msg> wb = DelayQueueWorker.builder(b, handler)
+                        .concurrency(2)
+                        .build()
+                        .start()) {
+            assertThat(wa.isRunning() && wb.isRunning()).isTrue();
+            await().atMost(Duration.ofSeconds(60)).until(() -> runs.size() >= 4);
+            assertThat(b.schedules().remove("fd")).isTrue();
+            await().atMost(Duration.ofSeconds(30)).until(() -> a.size(JobState.DUE) + a.size(JobState.IN_FLIGHT) == 0);
+        }
+        assertThat(overlaps.get()).as("never two runs at once").isZero();
+        assertThat(new java.util.HashSet<>(starts)).as("each fire handled once").hasSameSizeAs(starts);
+        assertThat(a.stats().enqueued()).as("one job per fire").isEqualTo(starts.size());
+        List<Long> gaps = new java.util.ArrayList<>();
+        for (int i = 1; i < runs.size(); i++) {
+            long gap = Duration.between(runs.get(i - 1)[1], runs.get(i)[0]).toMillis();
+            gaps.add(gap);
+            assertThat(gap).as("start %d after finish %d, ms", i, i - 1).isGreaterThanOrEqualTo(delay.toMillis());
+            assertThat(gap)
+                    .as("seen within the check period (+ slack for a loaded box)")
+                    .isLessThan(delay.plus(Schedules.FIXED_DELAY_CHECK).toMillis() + 3000);
+        }
+        System.out.printf(
+                "%s: fixed delay 1 s, previous finish to next start, ms: %s%n",
+                getClass().getSimpleName(), gaps);
+    }
 }

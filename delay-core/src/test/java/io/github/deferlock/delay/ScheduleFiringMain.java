@@ -7,7 +7,8 @@ import redis.clients.jedis.RedisClient;
 
 /**
  * Run in a separate JVM by {@link SchedulesIT}: a worker that fires the queue's schedules and pushes the id of
- * every job it handles to the list {@code args[3]}, until it is killed. Args: host, port, queue name, list key.
+ * every job it handles to the list {@code args[3]}, until it is killed. Args: host, port, queue name, list key,
+ * and optionally {@code block}: the handler pushes the id, then never returns (a run under way when killed).
  */
 public final class ScheduleFiringMain {
     private ScheduleFiringMain() {}
@@ -18,7 +19,13 @@ public final class ScheduleFiringMain {
         DelayQueue<Msg> queue = DelayQueue.builder(redis, args[2], Msg.class)
                 .visibilityTimeout(Duration.ofSeconds(2))
                 .build();
-        DelayQueueWorker.builder(queue, job -> redis.rpush(args[3], job.id()))
+        boolean block = args.length > 4 && args[4].equals("block");
+        DelayQueueWorker.builder(queue, job -> {
+                    redis.rpush(args[3], job.id());
+                    if (block) {
+                        new CountDownLatch(1).await();
+                    }
+                })
                 .build()
                 .start();
         System.out.println("READY");

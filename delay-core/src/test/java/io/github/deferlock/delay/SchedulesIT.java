@@ -197,6 +197,120 @@ final class SchedulesIT {
         assertThat(slots).as("consecutive seconds across the kill").hasSize((int) span + 1);
     }
 
+    @Test
+    void fixedDelay_waitsForItsJob_listedAsWaiting_upsertKeepsTheWait_finishedJobStartsTheDelay(UnifiedJedis redis) {
+        String name = "s-fd";
+        DelayQueue<Msg> q = DelayQueue.builder(redis, name, Msg.class).build();
+        Instant before = ServerTime.now(redis);
+        ScheduleInfo created =
+                q.schedules().upsert("fd", ScheduleSpec.fixedDelay(Duration.ofSeconds(1)), new Msg("f", 0));
+        assertThat(created.spec()).isEqualTo("delay:PT1S");
+        assertThat(created.waitingFor()).isEmpty();
+        assertThat(created.nextFire().orElseThrow()).isAfterOrEqualTo(before.plusSeconds(1));
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            q.schedules().tick();
+            return q.size(JobState.DUE) > 0;
+        });
+        String fired = "fd@" + created.nextFire().orElseThrow();
+        ScheduleInfo waiting = q.schedules().get("fd").orElseThrow();
+        assertThat(waiting.waitingFor()).contains(fired);
+        assertThat(waiting.nextFire()).isEmpty();
+        assertThat(q.schedules().list()).containsExactly(waiting);
+        // pending, then running: however often the ticker looks, nothing more fires
+        Job<Msg> job = q.claim(1).get(0);
+        assertThat(job.id()).isEqualTo(fired);
+        await().pollDelay(Duration.ofMillis(2500))
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> {
+                    q.schedules().tick();
+                    return true;
+                });
+        assertThat(q.stats().enqueued()).isEqualTo(1);
+        // an upsert with the same spec, then with another delay, keeps waiting for the same job
+        assertThat(q.schedules().upsert("fd", ScheduleSpec.fixedDelay(Duration.ofSeconds(1)), new Msg("f", 0)))
+                .isEqualTo(waiting);
+        ScheduleInfo longer =
+                q.schedules().upsert("fd", ScheduleSpec.fixedDelay(Duration.ofSeconds(3)), new Msg("f", 1));
+        assertThat(longer.waitingFor()).contains(fired);
+        assertThat(q.ack(job)).isTrue();
+        Instant acked = ServerTime.now(redis);
+        q.schedules().tick(); // the look due: sees the job gone
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            q.schedules().tick();
+            return q.schedules().get("fd").orElseThrow().waitingFor().isEmpty();
+        });
+        Instant next = q.schedules().get("fd").orElseThrow().nextFire().orElseThrow();
+        assertThat(next).isAfterOrEqualTo(acked.plusSeconds(3)); // the new delay, from the end of the job
+        assertThat(next)
+                .isBefore(acked.plusSeconds(3).plus(Schedules.FIXED_DELAY_CHECK).plusSeconds(2));
+        // a dead-lettered job is finished too
+        await().atMost(Duration.ofSeconds(15)).until(() -> {
+            q.schedules().tick();
+            return q.size(JobState.DUE) > 0;
+        });
+        Job<Msg> second = q.claim(1).get(0);
+        assertThat(second.id()).isEqualTo("fd@" + next);
+        assertThat(second.payload()).isEqualTo(new Msg("f", 1));
+        assertThat(q.deadLetter(second, "test")).isTrue();
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            q.schedules().tick();
+            return q.schedules().get("fd").orElseThrow().waitingFor().isEmpty();
+        });
+        // to a fixed rate while waiting: the wait ends; remove leaves no key behind
+        await().atMost(Duration.ofSeconds(15)).until(() -> {
+            q.schedules().tick();
+            return q.size(JobState.DUE) > 0;
+        });
+        assertThat(q.schedules().get("fd").orElseThrow().waitingFor()).isPresent();
+        ScheduleInfo rate = q.schedules().upsert("fd", HOURLY, new Msg("f", 2));
+        assertThat(rate.waitingFor()).isEmpty();
+        assertThat(rate.nextFire()).isPresent();
+        assertThat(redis.exists(key(name, "schedule-running"))).isFalse();
+        q.schedules().upsert("fd", ScheduleSpec.fixedDelay(Duration.ofSeconds(1)), new Msg("f", 3));
+        assertThat(q.schedules().remove("fd")).isTrue();
+        assertThat(redis.exists(key(name, "schedule-next"))).isFalse();
+        assertThat(redis.exists(key(name, "schedules"))).isFalse();
+    }
+
+    @Test
+    void fixedDelay_sigkillOfTheRunningProcess_jobRedelivered_nextFireOnlyAfterItFinishes(
+            RedisServer server, UnifiedJedis redis) {
+        String name = "s-fd-kill";
+        String log = "s-fd-kill-log";
+        DelayQueue<Msg> q = DelayQueue.builder(redis, name, Msg.class)
+                .visibilityTimeout(Duration.ofSeconds(2))
+                .build();
+        q.schedules().upsert("fd", ScheduleSpec.fixedDelay(Duration.ofSeconds(1)), new Msg("t", 0));
+        String first;
+        try (JvmProcess a = JvmProcess.start(
+                ScheduleFiringMain.class, server.host(), String.valueOf(server.port()), name, log, "block")) {
+            a.awaitLine("READY", Duration.ofSeconds(60));
+            await().atMost(Duration.ofSeconds(30)).until(() -> redis.llen(log) >= 1);
+            first = redis.lindex(log, 0);
+            a.kill(); // SIGKILL while its handler runs the fire's job
+        }
+        List<String> ids = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Instant[]> runs = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (DelayQueueWorker<Msg> b = DelayQueueWorker.builder(q, job -> {
+                    Instant start = ServerTime.now(redis);
+                    ids.add(job.id());
+                    runs.add(new Instant[] {start, ServerTime.now(redis)});
+                })
+                .build()
+                .start()) {
+            assertThat(b.isRunning()).isTrue();
+            await().atMost(Duration.ofSeconds(30)).until(() -> ids.size() >= 2);
+            assertThat(q.schedules().remove("fd")).isTrue();
+        }
+        assertThat(ids.get(0)).as("the killed run, redelivered").isEqualTo(first);
+        assertThat(Duration.between(runs.get(0)[1], runs.get(1)[0]))
+                .as("the next fire starts the delay after the redelivered run finished")
+                .isGreaterThanOrEqualTo(Duration.ofSeconds(1));
+        assertThat(q.stats().enqueued())
+                .as("nothing fired while the killed run was pending")
+                .isEqualTo(ids.size());
+    }
+
     private static String key(String queue, String suffix) {
         return QueueKeys.prefix(queue) + suffix;
     }

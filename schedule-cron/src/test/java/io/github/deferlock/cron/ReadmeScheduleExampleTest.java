@@ -41,6 +41,8 @@ final class ReadmeScheduleExampleTest {
                 .upsert("weekday-sales", CronSpec.of("0 9 * * MON-FRI", "Europe/Paris"), new Report("sales"));
         reports.schedules()
                 .upsert("ping", ScheduleSpec.fixedRate(Duration.ofMinutes(5)), new Report("ping"), MissedSlots.skip());
+        // 10 minutes after the previous cleanup finished, never two at once
+        reports.schedules().upsert("cleanup", ScheduleSpec.fixedDelay(Duration.ofMinutes(10)), new Report("cleanup"));
 
         // workers also fire the schedules: each slot once, however many processes run them
         DelayQueueWorker<Report> worker = DelayQueueWorker.builder(reports, job -> reporter.run(job.payload()))
@@ -49,9 +51,11 @@ final class ReadmeScheduleExampleTest {
         // README-END
 
         List<ScheduleInfo> listed = reports.schedules().list();
-        assertThat(listed).extracting(ScheduleInfo::id).containsExactly("ping", "weekday-sales");
-        assertThat(listed.get(1).spec()).isEqualTo("cron:0 9 * * MON-FRI|Europe/Paris");
-        assertThat(listed.get(1).nextFire().orElseThrow()).isAfter(Instant.now().minusSeconds(60));
+        assertThat(listed).extracting(ScheduleInfo::id).containsExactly("cleanup", "ping", "weekday-sales");
+        assertThat(listed.get(0).spec()).isEqualTo("delay:PT10M");
+        assertThat(listed.get(0).nextFire().orElseThrow()).isAfter(Instant.now().plusSeconds(500));
+        assertThat(listed.get(2).spec()).isEqualTo("cron:0 9 * * MON-FRI|Europe/Paris");
+        assertThat(listed.get(2).nextFire().orElseThrow()).isAfter(Instant.now().minusSeconds(60));
 
         // a six-field (seconds) cron fires every second, read back through the ServiceLoader by the worker
         reports.schedules().upsert("every-second", CronSpec.of("* * * * * *", "UTC"), new Report("tick"));

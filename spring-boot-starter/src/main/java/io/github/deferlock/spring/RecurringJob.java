@@ -8,7 +8,8 @@ import java.lang.annotation.Target;
 
 /**
  * Runs this bean method on a recurring schedule kept in Redis (docs/delay-queue.md, "Recurring schedules"): at
- * every slot of the cron expression (in {@link #zone()}) or of the fixed rate, a job is enqueued in {@link
+ * every slot of the cron expression (in {@link #zone()}) or of the fixed rate, or a fixed delay after the previous
+ * run finished, a job is enqueued in {@link
  * #queue()}, and a worker of this application calls the method. However many instances run, each slot runs once
  * (at least once: a method that throws is retried with the queue's backoff, like any job). The method takes no
  * parameter.
@@ -30,7 +31,10 @@ public @interface RecurringJob {
     /** The schedule id (1 to 200 UTF-8 bytes); default {@code <bean name>.<method name>}. */
     String id() default "";
 
-    /** A cron expression: 5 fields (Unix) or 6 (seconds first, as {@code @Scheduled}); or use {@link #fixedRate()}. */
+    /**
+     * A cron expression: 5 fields (Unix) or 6 (seconds first, as {@code @Scheduled}); or use {@link #fixedRate()}
+     * or {@link #fixedDelay()}.
+     */
     String cron() default "";
 
     /** The time zone of {@link #cron()}, e.g. {@code Europe/Paris}; default UTC. */
@@ -38,6 +42,14 @@ public @interface RecurringJob {
 
     /** A fixed rate instead of a cron expression: {@code 5m}, {@code 30s}, {@code PT1H} (at least 1 s). */
     String fixedRate() default "";
+
+    /**
+     * A fixed delay instead: the next run this long after the previous one finished (returned, or failed for good),
+     * never while it runs: {@code 5m}, {@code 30s}, {@code PT1H} (1 s to 366 days). The first run is this long
+     * after the first start; seen within about 1 s of a run's end ({@code
+     * io.github.deferlock.delay.ScheduleSpec#fixedDelay}).
+     */
+    String fixedDelay() default "";
 
     /** The delay queue that carries the runs; default {@code deferlock-recurring}. */
     String queue() default "deferlock-recurring";

@@ -94,9 +94,14 @@ final class RecurringJobs implements SmartLifecycle {
     private ScheduleSpec spec(RecurringJobPostProcessor.Found f) {
         String cron = environment.resolveRequiredPlaceholders(f.annotation().cron());
         String rate = environment.resolveRequiredPlaceholders(f.annotation().fixedRate());
+        String delay = environment.resolveRequiredPlaceholders(f.annotation().fixedDelay());
         try {
-            if (cron.isEmpty() == rate.isEmpty()) {
-                throw new IllegalArgumentException("give either cron or fixedRate");
+            int given = (cron.isEmpty() ? 0 : 1) + (rate.isEmpty() ? 0 : 1) + (delay.isEmpty() ? 0 : 1);
+            if (given != 1) {
+                throw new IllegalArgumentException("give one of cron, fixedRate or fixedDelay");
+            }
+            if (!delay.isEmpty()) {
+                return ScheduleSpec.fixedDelay(DurationStyle.detectAndParse(delay));
             }
             if (!cron.isEmpty()) {
                 return CronSpec.of(

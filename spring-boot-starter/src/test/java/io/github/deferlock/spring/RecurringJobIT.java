@@ -26,11 +26,14 @@ import redis.clients.jedis.RedisClient;
 final class RecurringJobIT {
 
     static final RedisServer SERVER = RedisServer.start();
+    static final AtomicInteger DELAYED_RUNNING = new AtomicInteger();
+    static final AtomicInteger DELAYED_OVERLAPS = new AtomicInteger();
 
     /** Counts its runs. */
     static class Jobs {
         final AtomicInteger cron = new AtomicInteger();
         final AtomicInteger rate = new AtomicInteger();
+        final AtomicInteger delayed = new AtomicInteger();
 
         @RecurringJob(id = "every-second", cron = "* * * * * *", zone = "Europe/Paris")
         void everySecond() {
@@ -40,6 +43,16 @@ final class RecurringJobIT {
         @RecurringJob(fixedRate = "1s")
         void tick() {
             rate.incrementAndGet();
+        }
+
+        @RecurringJob(id = "after-each", fixedDelay = "1s")
+        void afterEach() throws InterruptedException {
+            if (DELAYED_RUNNING.incrementAndGet() > 1) { // in either instance
+                DELAYED_OVERLAPS.incrementAndGet();
+            }
+            Thread.sleep(1200); // longer than the delay: a rate would overlap
+            DELAYED_RUNNING.decrementAndGet();
+            delayed.incrementAndGet();
         }
     }
 
@@ -94,17 +107,21 @@ final class RecurringJobIT {
         Jobs jb = b.getBean(Jobs.class);
         try {
             await().atMost(Duration.ofSeconds(30))
-                    .until(() -> ja.cron.get() + jb.cron.get() >= 3 && ja.rate.get() + jb.rate.get() >= 3);
+                    .until(() -> ja.cron.get() + jb.cron.get() >= 3
+                            && ja.rate.get() + jb.rate.get() >= 3
+                            && ja.delayed.get() + jb.delayed.get() >= 2);
             DelayQueue<String> q = a.getBean(DelayQueues.class).get("deferlock-recurring", String.class);
             List<ScheduleInfo> listed = q.schedules().list();
-            assertThat(listed).extracting(ScheduleInfo::id).containsExactly("every-second", "jobs.tick");
-            assertThat(listed.get(0).spec()).isEqualTo("cron:* * * * * *|Europe/Paris");
-            assertThat(listed.get(1).spec()).isEqualTo("rate:PT1S");
+            assertThat(listed).extracting(ScheduleInfo::id).containsExactly("after-each", "every-second", "jobs.tick");
+            assertThat(listed.get(0).spec()).isEqualTo("delay:PT1S");
+            assertThat(listed.get(1).spec()).isEqualTo("cron:* * * * * *|Europe/Paris");
+            assertThat(listed.get(2).spec()).isEqualTo("rate:PT1S");
         } finally {
             b.close();
             a.close();
         }
-        long runs = ja.cron.get() + jb.cron.get() + ja.rate.get() + jb.rate.get();
+        assertThat(DELAYED_OVERLAPS.get()).as("two fixed-delay runs at once").isZero();
+        long runs = ja.cron.get() + jb.cron.get() + ja.rate.get() + jb.rate.get() + ja.delayed.get() + jb.delayed.get();
         try (RedisClient redis = RedisClient.builder()
                 .hostAndPort(new HostAndPort(SERVER.host(), SERVER.port()))
                 .build()) {
