@@ -474,14 +474,15 @@ public final class DelayQueue<T> {
      * arguments and not strand the jobs it took.
      */
     ClaimBatch<T> claimBatch(int max, List<Job<T>> acks, String token) {
-        return claimBatch(scripts, max, acks, token);
+        return claimBatch(scripts, max, acks, token, false);
     }
 
-    private ClaimBatch<T> claimBatch(QueueScripts via, int max, List<Job<T>> acks, String token) {
+    /** A claim; {@code worker}: a {@link DelayQueueWorker}'s, which keeps the liveness mark (liveness.lua). */
+    private ClaimBatch<T> claimBatch(QueueScripts via, int max, List<Job<T>> acks, String token, boolean worker) {
         Require.within("max", max, 1, MAX_CLAIM);
         Require.within("acks riding along with a claim", acks.size(), 0, MAX_ACKS);
-        QueueScripts.ClaimReply reply =
-                via.claim(max, config.visibilityTimeout().toMillis(), config.maxAttempts(), receipts(acks), token);
+        QueueScripts.ClaimReply reply = via.claim(
+                max, config.visibilityTimeout().toMillis(), config.maxAttempts(), receipts(acks), token, worker);
         Instant visibleUntil = config.clock().instant().plus(config.visibilityTimeout());
         List<Job<T>> jobs = new ArrayList<>(reply.jobs().size());
         for (QueueScripts.Claimed claimed : reply.jobs()) {
@@ -745,7 +746,7 @@ public final class DelayQueue<T> {
         Require.notEmpty("receipt", receipt);
         Require.positive("visibility", visibility);
         Require.within("visibility", visibility, Duration.ZERO, MAX_DELAY);
-        return scripts.extend(toMillis(visibility), List.of(new QueueScripts.Receipt(id, receipt)))
+        return scripts.extend(toMillis(visibility), List.of(new QueueScripts.Receipt(id, receipt)), false)
                         .get(0)
                 > 0;
     }
@@ -757,11 +758,12 @@ public final class DelayQueue<T> {
      * @return one result per job, in order: false when its receipt is stale
      */
     List<Boolean> extendAll(List<Job<T>> jobs) {
-        return extendAll(scripts, jobs);
+        return extendAll(scripts, jobs, false);
     }
 
-    private List<Boolean> extendAll(QueueScripts via, List<Job<T>> jobs) {
-        List<Long> deadlines = via.extend(toMillis(config.visibilityTimeout()), receipts(jobs));
+    /** Renewals; {@code worker}: a {@link DelayQueueWorker}'s, which keeps the liveness mark (liveness.lua). */
+    private List<Boolean> extendAll(QueueScripts via, List<Job<T>> jobs, boolean worker) {
+        List<Long> deadlines = via.extend(toMillis(config.visibilityTimeout()), receipts(jobs), worker);
         List<Boolean> out = new ArrayList<>(deadlines.size());
         for (long d : deadlines) {
             out.add(d > 0);
@@ -1098,7 +1100,7 @@ public final class DelayQueue<T> {
 
         /** {@link DelayQueue#claimBatch(int, List, String)}. */
         ClaimBatch<T> claimBatch(int max, List<Job<T>> acks, String token) {
-            return DelayQueue.this.claimBatch(once, max, acks, token);
+            return DelayQueue.this.claimBatch(once, max, acks, token, true);
         }
 
         /** {@link DelayQueue#ack(Job)} as the call named {@code token}. */
@@ -1132,7 +1134,7 @@ public final class DelayQueue<T> {
 
         /** {@link DelayQueue#extendAll(List)}. */
         List<Boolean> extendAll(List<Job<T>> jobs) {
-            return DelayQueue.this.extendAll(once, jobs);
+            return DelayQueue.this.extendAll(once, jobs, true);
         }
     }
 

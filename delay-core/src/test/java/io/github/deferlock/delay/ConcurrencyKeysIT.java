@@ -137,7 +137,8 @@ final class ConcurrencyKeysIT {
 
         /**
          * A keyed job's commands are per call, not per job nor per key: a claim of 40 jobs over 4 keys (limit never
-         * reached) reads the 4 keys' limits in one HMGET and their running counts in another, and writes the 4 new
+         * reached) reads the 4 keys' limits in one HMGET and their running counts in another (and the queue's liveness mark in
+         * one more), and writes the 4 new
          * counts in one HSET; an ack of half of them in one call reads the counts in one HMGET and writes them in
          * one HSET, the ack of the rest deletes the 4 counts (at 0) in one HDEL; each ack reads the held counts once.
          * No zset per key: no ZCOUNT, ZADD or ZREM of the keys.
@@ -160,8 +161,9 @@ final class ConcurrencyKeysIT {
                     .as("zadd: the in-flight zset only")
                     .isEqualTo(1);
             assertThat(delta(before, afterClaim, "hmget"))
-                    .as("hmget: the envelopes, the last errors, the 4 keys' limits and their running counts")
-                    .isEqualTo(4);
+                    .as("hmget: the envelopes, the last errors, the 4 keys' limits and their running counts, the"
+                            + " liveness mark")
+                    .isEqualTo(5);
             assertThat(delta(before, afterClaim, "hset"))
                     .as("hset: the envelopes and the 4 keys' running counts")
                     .isEqualTo(2);

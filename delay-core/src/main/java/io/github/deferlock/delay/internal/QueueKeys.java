@@ -80,6 +80,16 @@ public record QueueKeys(
         return sibling("rate");
     }
 
+    /**
+     * The liveness mark of the queue ({@code <prefix>alive}, liveness.lua): a hash, field {@code seen} the server
+     * time (ms) of the last call of a worker, fields {@code from} and {@code until} the last hold (a claim after a
+     * gap in the workers' calls returns no in-flight job whose deadline is later than {@code from} before {@code
+     * until}). No TTL. Derived from {@link #due()}'s prefix, so it shares the queue's slot.
+     */
+    public byte[] alive() {
+        return sibling("alive");
+    }
+
     private byte[] sibling(String suffix) {
         // due is <prefix>due
         byte[] s = suffix.getBytes(StandardCharsets.US_ASCII);

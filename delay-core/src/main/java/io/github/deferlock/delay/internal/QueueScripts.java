@@ -242,9 +242,11 @@ public final class QueueScripts {
     /**
      * claim.lua as the call named {@code token} (a resend with the same token within {@link #REPLAY_TTL_MS} is
      * answered with the first call's results): acks {@code acks}, returns expired in-flight jobs, claims up to
-     * {@code max} due jobs.
+     * {@code max} due jobs. A {@code worker}'s claim keeps the queue's liveness mark and starts a hold after a gap
+     * in the workers' calls (liveness.lua); every claim keeps a hold.
      */
-    public ClaimReply claim(int max, long visibilityMs, int maxAttempts, List<Receipt> acks, String token) {
+    public ClaimReply claim(
+            int max, long visibilityMs, int maxAttempts, List<Receipt> acks, String token, boolean worker) {
         List<byte[]> claimKeys = List.of(
                 keys.due(),
                 keys.inflight(),
@@ -256,13 +258,15 @@ public final class QueueScripts {
                 keys.stats(),
                 keys.paused(),
                 keys.rateLimit(),
-                keys.rateState());
-        List<byte[]> args = new ArrayList<>(5 + 2 * acks.size());
+                keys.rateState(),
+                keys.alive());
+        List<byte[]> args = new ArrayList<>(6 + 2 * acks.size());
         args.add(num(max));
         args.add(num(visibilityMs));
         args.add(num(maxAttempts));
         args.add(num(RETURN_LIMIT));
         args.add(REPLAY_TTL);
+        args.add(flag(worker));
         addReceipts(args, acks);
         List<?> reply = (List<?>) transport.run("claim", CLAIM, claimKeys, args);
         List<Claimed> jobs = new ArrayList<>((reply.size() - 3) / 3);
@@ -373,15 +377,17 @@ public final class QueueScripts {
 
     /**
      * extend.lua: moves the visibility deadline of every given job to now + {@code visibilityMs}, {@link
-     * #MAX_EXTENDS} per call. One result per job: the new deadline (epoch ms), or 0 when its receipt is stale.
+     * #MAX_EXTENDS} per call. One result per job: the new deadline (epoch ms), or 0 when its receipt is stale. A
+     * {@code worker}'s renewal ({@code visibilityMs} the queue's timeout) refreshes the queue's liveness mark.
      */
-    public List<Long> extend(long visibilityMs, List<Receipt> receipts) {
-        List<byte[]> eKeys = List.of(keys.jobs(), keys.inflight());
+    public List<Long> extend(long visibilityMs, List<Receipt> receipts, boolean worker) {
+        List<byte[]> eKeys = List.of(keys.jobs(), keys.inflight(), keys.alive());
         List<List<byte[]>> chunkKeys = new ArrayList<>();
         List<List<byte[]>> chunks = new ArrayList<>();
         for (int from = 0; from < receipts.size(); from += MAX_EXTENDS) {
             List<byte[]> chunk = new ArrayList<>();
             chunk.add(num(visibilityMs));
+            chunk.add(flag(worker));
             addReceipts(chunk, receipts.subList(from, Math.min(receipts.size(), from + MAX_EXTENDS)));
             chunks.add(chunk);
             chunkKeys.add(eKeys);
@@ -578,6 +584,10 @@ public final class QueueScripts {
 
     private static byte[] utf8(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static byte[] flag(boolean on) {
+        return num(on ? 1 : 0);
     }
 
     private static byte[] num(long v) {

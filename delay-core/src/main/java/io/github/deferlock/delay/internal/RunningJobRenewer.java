@@ -17,8 +17,10 @@ import org.slf4j.LoggerFactory;
  * renews every registered job with one batched call, except the runs older than {@code maxRun}, which it
  * drops (their claims then run out and the jobs are redelivered). A job whose renewal is refused (its
  * receipt is stale: it was redelivered, settled or cancelled) is reported once to the lost-claim callback,
- * dropped, and its run's thread is interrupted when asked for. A failed call (Redis unreachable) is tried
- * again on the next tick.
+ * dropped, and its run's thread is interrupted when asked for. A failed call (Redis unreachable, frozen) is
+ * tried again every quarter period until one goes through (besides the ticks), so the renewals land soon after
+ * Redis is back: within the hold a claim gives them after a gap (liveness.lua), and before the deadlines of a
+ * shorter freeze pass.
  *
  * <p>Time comes from the given {@code nanoTime} source, so a test drives {@link #tick()} on a fake clock
  * without {@link #start()}ing the thread. Threadsafe.
@@ -51,6 +53,7 @@ public final class RunningJobRenewer<J> implements AutoCloseable {
     private final Object tickLock = new Object();
     private volatile ScheduledExecutorService scheduler;
     private boolean failing; // guarded by tickLock
+    private boolean retryPending; // guarded by tickLock
 
     /**
      * A renewer; nothing runs until {@link #start()} (or a test's {@link #tick()}).
@@ -157,7 +160,7 @@ public final class RunningJobRenewer<J> implements AutoCloseable {
                             "queue '{}': renewing the claims of {} running jobs failed, trying again in {} ms: {}",
                             name,
                             jobs.size(),
-                            TimeUnit.NANOSECONDS.toMillis(periodNanos),
+                            TimeUnit.NANOSECONDS.toMillis(retryNanos()),
                             e.toString());
                 }
                 failing = true;
@@ -192,6 +195,42 @@ public final class RunningJobRenewer<J> implements AutoCloseable {
             tick();
         } catch (RuntimeException | Error e) { // never let the schedule die
             LOG.error("queue '{}': renewal tick failed", name, e);
+        }
+        retrySoonWhileFailing();
+    }
+
+    /** The pause before a failed renewal is tried again: a quarter of the period. */
+    long retryNanos() {
+        return Math.max(1, periodNanos / 4);
+    }
+
+    /** True while the last renewal call failed. */
+    boolean failing() {
+        synchronized (tickLock) {
+            return failing;
+        }
+    }
+
+    private void retrySoonWhileFailing() {
+        ScheduledExecutorService s = scheduler;
+        synchronized (tickLock) {
+            if (!failing || retryPending || s == null) {
+                return;
+            }
+            retryPending = true;
+        }
+        try {
+            s.schedule(
+                    () -> {
+                        synchronized (tickLock) {
+                            retryPending = false;
+                        }
+                        tickQuietly();
+                    },
+                    retryNanos(),
+                    TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException closed) {
+            // closed meanwhile: no more renewals
         }
     }
 

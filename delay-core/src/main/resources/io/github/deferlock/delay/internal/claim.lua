@@ -17,9 +17,12 @@
 -- KEYS[9] the paused marker (pause.lua): while it exists no due job is claimed (acks and returns still run)
 -- KEYS[10] the rate limit, KEYS[11] its GCRA state (queue_rate.lua): with a limit, a claim takes at most what
 -- the limit allows now; jobs over it stay due (no attempt spent) and the next wake is no earlier than the slot
+-- KEYS[12] the liveness mark (liveness.lua): while its hold lasts, only in-flight jobs whose deadline is at most
+-- the hold's start are returned; a worker's claim refreshes it and starts a hold when it finds a gap
 -- ARGV[1] max jobs to claim, ARGV[2] visibility timeout ms, ARGV[3] max attempts,
 -- ARGV[4] max expired in-flight jobs to return in this call, ARGV[5] how long the replay record lives, ms,
--- ARGV[6..] pairs to ack first: job id, receipt (as in ack.lua)
+-- ARGV[6] '1' for a DelayQueueWorker's claim (it keeps the liveness mark), else '0'
+-- ARGV[7..] pairs to ack first: job id, receipt (as in ack.lua)
 -- returns {now micros, next wake ms (earliest due or visibility deadline, or with priority levels any due time
 --          already past, which wakes as soon; -1 when both are empty or the queue
 --          is paused: a paused worker waits for the resume notice or its fallback poll),
@@ -37,20 +40,37 @@
 --@include progress_field.lua
 --@include replay.lua
 --@include queue_rate.lua
+--@include liveness.lua
 if redis.replicate_commands then redis.replicate_commands() end
 local t = redis.call('TIME')
 local nowUs = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local now = math.floor(nowUs / 1000)
 local maxAttempts = tonumber(ARGV[3])
-local FIRST_ACK = 6
+local FIRST_ACK = 7
 local QP = queuePrefix(KEYS[3])
+local vis = tonumber(ARGV[2])
+
+-- the liveness mark (liveness.lua): a worker's claim after a gap starts a hold; while a hold lasts, in-flight
+-- jobs whose deadline is later than holdFrom are not returned before holdUntil
+local mark = aliveRead(KEYS[12])
+local holdFrom, holdUntil, markFields
+if ARGV[6] == '1' and aliveGap(mark, now, vis) then
+  holdFrom, holdUntil = mark[1], now + vis
+  markFields = {'seen', now, 'from', holdFrom, 'until', holdUntil}
+elseif mark[3] and now < mark[3] then
+  holdFrom, holdUntil = mark[2], mark[3]
+end
+if ARGV[6] == '1' and not markFields and aliveStale(mark, now, vis) then markFields = {'seen', now} end
 
 local function wakeAt(levels)
   local nextDue = earliestDue(KEYS[1], levels, now)
   local nextDeadline = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
   local wake = -1
   if nextDue then wake = nextDue end
-  if nextDeadline[2] and (wake < 0 or tonumber(nextDeadline[2]) < wake) then wake = tonumber(nextDeadline[2]) end
+  local deadline = tonumber(nextDeadline[2])
+  -- a held deadline wakes no earlier than the hold's end
+  if deadline and holdFrom and deadline > holdFrom and deadline < holdUntil then deadline = holdUntil end
+  if deadline and (wake < 0 or deadline < wake) then wake = deadline end
   return wake
 end
 
@@ -110,7 +130,8 @@ if #ARGV >= FIRST_ACK then
   end
 end
 
-local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, tonumber(ARGV[4]))
+local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', holdFrom and math.min(now, holdFrom) or now, 'LIMIT',
+  0, tonumber(ARGV[4]))
 local died = 0
 for _, member in ipairs(expired) do
   local id = string.sub(member, 13)
@@ -146,6 +167,7 @@ if redis.call('EXISTS', KEYS[9], KEYS[1] .. ':levels') > 0 then
   if redis.call('EXISTS', KEYS[9]) == 1 then
     keyTallyWrite(tally)
     if #acks > 0 then recorded(KEYS[7], ARGV[5], claimed) end
+    aliveWrite(KEYS[12], markFields)
     return out
   end
   levels = levelsOf(KEYS[1])
@@ -258,4 +280,5 @@ end
 out[2] = wakeAt(levels)
 -- rate limit per queue: charge the jobs taken; a cut claim wakes no earlier than the next slot
 out[2] = queueRateSpent(KEYS[11], nowUs, rateLimit, #ids, out[2])
+aliveWrite(KEYS[12], markFields)
 return out
