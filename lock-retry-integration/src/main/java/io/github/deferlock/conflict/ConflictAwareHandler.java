@@ -345,7 +345,7 @@ public final class ConflictAwareHandler<M> {
         return text.length() <= MAX_QUOTED_CHARS ? text : text.substring(0, MAX_QUOTED_CHARS - 1) + "…";
     }
 
-    private static String drainJobId(String token) {
+    static String drainJobId(String token) {
         return "drain:" + token;
     }
 
@@ -377,7 +377,9 @@ public final class ConflictAwareHandler<M> {
         long lease = deferrals.drainerLeaseMillis();
         DelayQueue<DeferredMessage> queue = deferrals.queue();
         queue.enqueue(drainJobId(token), drain, Duration.ZERO);
-        Parking.ParkReply r = parking(lock).park(itemId, payload, deferrals.maxParked(), token, lease);
+        Parking parking = parking(lock);
+        Parking.ParkReply r = parking.park(itemId, payload, deferrals.maxParked(), token, lease);
+        deferrals.rememberParked(name, key, parking); // the orphan sweep's safety net (OrphanSweep)
         if (!r.drainer()) {
             cancelQuietly(drainJobId(token));
         } else if (System.currentTimeMillis() - now.toEpochMilli() >= lease / 2) {
@@ -441,6 +443,7 @@ public final class ConflictAwareHandler<M> {
         long lease = deferrals.drainerLeaseMillis();
         DistributedLock lock = guard(key);
         Parking parking = parking(lock);
+        deferrals.rememberParked(name, key, parking); // the orphan sweep's safety net (OrphanSweep)
         for (int n = 0; n < DRAIN_BATCH; n++) {
             // before the first wait, look without the lock; after a run, the look with the lock held says it
             if (n == 0) {

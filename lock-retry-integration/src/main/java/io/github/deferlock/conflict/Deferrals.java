@@ -12,6 +12,7 @@ import io.github.deferlock.delay.RedisQueues;
 import io.github.deferlock.lock.LockConflictException;
 import io.github.deferlock.lock.LockException;
 import io.github.deferlock.lock.LockLostException;
+import io.github.deferlock.lock.internal.Parking;
 import io.github.deferlock.redis.internal.Names;
 import io.github.deferlock.redis.internal.Registry;
 import io.github.deferlock.redis.internal.RegistryBeacon;
@@ -70,6 +71,7 @@ public final class Deferrals implements AutoCloseable {
     private final Duration drainWait;
     private final Map<String, ConflictAwareHandler<?>> handlers = new ConcurrentHashMap<>();
     private final Map<DelayQueueWorker<DeferredMessage>, Boolean> workers = new ConcurrentHashMap<>();
+    private final OrphanSweep<OrphanAdoption.Key> orphans;
 
     private Deferrals(Builder b) {
         this.redis = b.redis;
@@ -103,7 +105,12 @@ public final class Deferrals implements AutoCloseable {
             qb.headers(b.queueHeaders);
         }
         this.queue = qb.build();
+        this.orphans = new OrphanSweep<>(
+                name, MAX_REMEMBERED_KEYS, drainerLeaseMillis(), new OrphanAdoption(queue, drainerLeaseMillis()));
     }
+
+    /** The most lock keys a process remembers for its orphan sweep ({@link #rememberParked}). */
+    static final int MAX_REMEMBERED_KEYS = 10_000;
 
     /**
      * Returns a builder for the deferral queue named {@code queueName} on {@code redis}.
@@ -185,6 +192,22 @@ public final class Deferrals implements AutoCloseable {
 
     UnifiedJedis redis() {
         return redis;
+    }
+
+    /**
+     * Remembers a lock key this process parked work behind, or drains (docs/lock-keys.md, "Parked work"): every
+     * {@link #drainerLeaseMillis()} its sweep looks at the key, and gives parked work that has no drainer record
+     * (its drain token was lost, dead-lettered, or ended before its park) a new drain token. No Redis call; the
+     * key is forgotten once nothing is parked behind it, or when {@value #MAX_REMEMBERED_KEYS} newer keys are
+     * remembered.
+     */
+    void rememberParked(String handlerName, String key, Parking parking) {
+        orphans.remember(parking.parkedKey(), new OrphanAdoption.Key(handlerName, key, parking));
+    }
+
+    /** The orphan sweep, for tests. */
+    OrphanSweep<OrphanAdoption.Key> orphanSweep() {
+        return orphans;
     }
 
     ObjectMapper mapper() {
@@ -366,9 +389,13 @@ public final class Deferrals implements AutoCloseable {
         return false;
     }
 
-    /** Stops the workers this object started (gracefully: running messages finish). */
+    /**
+     * Stops the workers this object started (gracefully: running messages finish) and the sweep that looks for
+     * parked work left without a drain token (docs/lock-keys.md, "Parked work").
+     */
     @Override
     public void close() {
+        orphans.close();
         workers.keySet().forEach(DelayQueueWorker::close);
         workers.clear();
     }
