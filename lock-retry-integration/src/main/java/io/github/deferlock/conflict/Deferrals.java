@@ -40,6 +40,11 @@ import redis.clients.jedis.exceptions.JedisException;
  * tried again after the backoff, deferred again while the key is taken, dead-lettered after {@link
  * #maxDeferrals()}. See docs/strategies.md.
  *
+ * <p>With {@link DeferMode#ORDERED} a thread of this object looks, every drainer lease ({@link #drainWait()} plus
+ * the queue's visibility timeout), at the keys this process parked behind or drained, and gives parked work
+ * whose drain token is gone (lost in a failover, dead-lettered) a new one: one script per remembered key per
+ * lease, at most 10,000 keys (docs/lock-keys.md, "The orphan sweep"). {@link #close()} stops it.
+ *
  * <pre>{@code
  * Deferrals deferrals = Deferrals.builder(redis, "orders-deferred")
  *         .backoff(Backoff.exponential(Duration.ofMillis(50), Duration.ofSeconds(30), 2.0).withJitter(0.2))
