@@ -373,7 +373,7 @@ public final class ConflictAwareHandler<M> {
         return text.length() <= MAX_QUOTED_CHARS ? text : text.substring(0, MAX_QUOTED_CHARS - 1) + "…";
     }
 
-    private static String drainJobId(String token) {
+    static String drainJobId(String token) {
         return "drain:" + token;
     }
 
@@ -405,7 +405,9 @@ public final class ConflictAwareHandler<M> {
         long lease = deferrals.drainerLeaseMillis();
         DelayQueue<DeferredMessage> queue = deferrals.queue();
         queue.enqueue(drainJobId(token), drain, Duration.ZERO);
-        Parking.ParkReply r = parking(lock).park(itemId, payload, deferrals.maxParked(), token, lease);
+        Parking parking = parking(lock);
+        Parking.ParkReply r = parking.park(itemId, payload, deferrals.maxParked(), token, lease);
+        deferrals.rememberParked(name, key, parking); // the orphan sweep's safety net (OrphanSweep)
         if (!r.drainer()) {
             cancelQuietly(drainJobId(token));
         } else if (System.currentTimeMillis() - now.toEpochMilli() >= lease / 2) {
@@ -471,6 +473,7 @@ public final class ConflictAwareHandler<M> {
         long lease = deferrals.drainerLeaseMillis();
         DistributedLock lock = guard(key);
         Parking parking = parking(lock);
+        deferrals.rememberParked(name, key, parking); // the orphan sweep's safety net (OrphanSweep)
         int n = 0;
         while (n < DRAIN_BATCH) {
             // before the first wait, look without the lock; after a run, the look with the lock held says it

@@ -12,6 +12,7 @@ import io.github.deferlock.delay.RedisQueues;
 import io.github.deferlock.lock.LockConflictException;
 import io.github.deferlock.lock.LockException;
 import io.github.deferlock.lock.LockLostException;
+import io.github.deferlock.lock.internal.Parking;
 import io.github.deferlock.redis.internal.Names;
 import io.github.deferlock.redis.internal.Registry;
 import io.github.deferlock.redis.internal.RegistryBeacon;
@@ -38,6 +39,11 @@ import redis.clients.jedis.exceptions.JedisException;
  * to drain, and the dead letters. {@link DeferMode#TIMED}: the message goes into the {@link DelayQueue} and is
  * tried again after the backoff, deferred again while the key is taken, dead-lettered after {@link
  * #maxDeferrals()}. See docs/strategies.md.
+ *
+ * <p>With {@link DeferMode#ORDERED} a thread of this object looks, every drainer lease ({@link #drainWait()} plus
+ * the queue's visibility timeout), at the keys this process parked behind or drained, and gives parked work
+ * whose drain token is gone (lost in a failover, dead-lettered) a new one: one script per remembered key per
+ * lease, at most 10,000 keys (docs/lock-keys.md, "The orphan sweep"). {@link #close()} stops it.
  *
  * <pre>{@code
  * Deferrals deferrals = Deferrals.builder(redis, "orders-deferred")
@@ -70,6 +76,7 @@ public final class Deferrals implements AutoCloseable {
     private final Duration drainWait;
     private final Map<String, ConflictAwareHandler<?>> handlers = new ConcurrentHashMap<>();
     private final Map<DelayQueueWorker<DeferredMessage>, Boolean> workers = new ConcurrentHashMap<>();
+    private final OrphanSweep<OrphanAdoption.Key> orphans;
 
     private Deferrals(Builder b) {
         this.redis = b.redis;
@@ -103,7 +110,12 @@ public final class Deferrals implements AutoCloseable {
             qb.headers(b.queueHeaders);
         }
         this.queue = qb.build();
+        this.orphans = new OrphanSweep<>(
+                name, MAX_REMEMBERED_KEYS, drainerLeaseMillis(), new OrphanAdoption(queue, drainerLeaseMillis()));
     }
+
+    /** The most lock keys a process remembers for its orphan sweep ({@link #rememberParked}). */
+    static final int MAX_REMEMBERED_KEYS = 10_000;
 
     /**
      * Returns a builder for the deferral queue named {@code queueName} on {@code redis}.
@@ -185,6 +197,22 @@ public final class Deferrals implements AutoCloseable {
 
     UnifiedJedis redis() {
         return redis;
+    }
+
+    /**
+     * Remembers a lock key this process parked work behind, or drains (docs/lock-keys.md, "Parked work"): every
+     * {@link #drainerLeaseMillis()} its sweep looks at the key, and gives parked work that has no drainer record
+     * (its drain token was lost, dead-lettered, or ended before its park) a new drain token. No Redis call; the
+     * key is forgotten once nothing is parked behind it, or when {@value #MAX_REMEMBERED_KEYS} newer keys are
+     * remembered.
+     */
+    void rememberParked(String handlerName, String key, Parking parking) {
+        orphans.remember(parking.parkedKey(), new OrphanAdoption.Key(handlerName, key, parking));
+    }
+
+    /** The orphan sweep, for tests. */
+    OrphanSweep<OrphanAdoption.Key> orphanSweep() {
+        return orphans;
     }
 
     ObjectMapper mapper() {
@@ -366,9 +394,13 @@ public final class Deferrals implements AutoCloseable {
         return false;
     }
 
-    /** Stops the workers this object started (gracefully: running messages finish). */
+    /**
+     * Stops the workers this object started (gracefully: running messages finish) and the sweep that looks for
+     * parked work left without a drain token (docs/lock-keys.md, "Parked work").
+     */
     @Override
     public void close() {
+        orphans.close();
         workers.keySet().forEach(DelayQueueWorker::close);
         workers.clear();
     }

@@ -12,6 +12,7 @@ final class LockLua {
     static final Script DRAIN = load("drain.lua");
     static final Script POP = load("pop.lua");
     static final Script DRAIN_NEXT = load("drain-next.lua");
+    static final Script ORPHAN = load("orphan.lua");
     static final Script RATE = load("rate.lua");
     static final Script PERMIT_ACQUIRE = load("permit-acquire.lua");
     static final Script PERMIT_RELEASE = load("permit-release.lua");

@@ -176,6 +176,62 @@ public final class Parking {
         return (Long) run(LockLua.POP, List.of(parked, items, attempts), List.of(bytes(id))) == 1;
     }
 
+    /** What {@link #orphanCheck()} and {@link #adoptOrphan} found (orphan.lua). */
+    public enum OrphanState {
+        /** Nothing is parked. */
+        NOTHING_PARKED,
+        /** Another live drain token drains the key (its drainer record has not lapsed). */
+        DRAINED,
+        /** Items are parked and the key has no drainer record: no job will run them ({@link #orphanCheck()}). */
+        ORPHANED,
+        /** The caller's token is the key's drainer now ({@link #adoptOrphan}). */
+        ADOPTED
+    }
+
+    /**
+     * Whether the key's parked work has a drainer: {@link OrphanState#NOTHING_PARKED}, {@link
+     * OrphanState#DRAINED} or {@link OrphanState#ORPHANED}. Changes nothing. One round trip.
+     *
+     * @throws LockException when Redis fails
+     */
+    public OrphanState orphanCheck() {
+        return orphan("", 0);
+    }
+
+    /**
+     * Makes {@code token} the key's drainer for {@code drainerLeaseMillis} when items are parked and the key has
+     * no live drainer (the caller enqueued the token's job first): {@link OrphanState#ADOPTED} (also when the
+     * token was the drainer already: a resend), {@link OrphanState#DRAINED} (another token drains the key) or
+     * {@link OrphanState#NOTHING_PARKED}. One round trip.
+     *
+     * @throws LockException when Redis fails
+     */
+    public OrphanState adoptOrphan(String token, long drainerLeaseMillis) {
+        if (token.isEmpty()) {
+            throw new IllegalArgumentException(
+                    "drain token is empty for the work parked behind lock '" + keyString + "'");
+        }
+        return orphan(token, drainerLeaseMillis);
+    }
+
+    private OrphanState orphan(String token, long drainerLeaseMillis) {
+        long r = (Long) run(LockLua.ORPHAN, List.of(parked, drainer), List.of(bytes(token), bytes(drainerLeaseMillis)));
+        return switch ((int) r) {
+            case 0 -> OrphanState.NOTHING_PARKED;
+            case 1 -> OrphanState.ADOPTED;
+            case 2 -> OrphanState.DRAINED;
+            default -> OrphanState.ORPHANED;
+        };
+    }
+
+    /**
+     * The Redis key of the parked FIFO ({@code p{e}:parked}): the same for every {@code Parking} of one lock
+     * key, so it identifies the key's parked work.
+     */
+    public String parkedKey() {
+        return new String(parked, StandardCharsets.UTF_8);
+    }
+
     /**
      * Counts a failed run of item {@code id}; returns the failed runs so far. One {@code HINCRBY}.
      *
