@@ -56,7 +56,7 @@ final class OrphanScriptIT {
         assertThat(p.adoptOrphan("t3", 60_000)).as("a second sweep's token").isEqualTo(OrphanState.DRAINED);
         assertThat(redis.get(KEY + ":drainer")).isEqualTo("t2");
         assertThat(redis.pttl(KEY + ":drainer")).isBetween(1L, 60_000L);
-        assertThat(p.drainStep("t2", 60_000)).isEqualTo(new Parking.DrainStep("a", "pa", 0, 2));
+        assertThat(p.drainStep("t2", 60_000)).isEqualTo(new Parking.DrainStep("a", "pa", 0, 2, 0, "b"));
         assertThat(redis.lrange(KEY + ":parked", 0, -1))
                 .as("adoption moves no item")
                 .containsExactly("a", "b");
