@@ -29,6 +29,8 @@ final class ConflictRuns {
     static final Duration HANDLER = Duration.ofMillis(20);
     static final Duration DRAIN = Duration.ofSeconds(30);
     static final String BASELINE = "baseline";
+    /** The name prefix of the workload's consumer threads. */
+    static final String CONSUMER_THREAD = "conflict-consumer-";
     /**
      * DEFER with {@link DeferMode#TIMED}, the retry loop DEFER was before ordered parking (issue 27): the
      * "before" beside deferlock's default, ordered DEFER, in the same run.
@@ -46,7 +48,11 @@ final class ConflictRuns {
     }
 
     /** What one run produced; {@code reDeferrals} per deferred message (NaN without DEFER). */
-    private record Run(double goodput, long backlog, double hotP99Millis, double reDeferrals) {}
+    /**
+     * What one run produced; {@code reDeferrals} per deferred message (NaN without DEFER); {@code hotOnConsumers}
+     * the share of the hot messages whose handler ran on a consumer thread (the rest ran on the deferral worker).
+     */
+    private record Run(double goodput, long backlog, double hotP99Millis, double reDeferrals, double hotOnConsumers) {}
 
     /** Messages parked behind a held key for {@code conflict.defer.drainAfterRelease}. */
     static final int DRAIN_ITEMS = 200;
@@ -75,12 +81,13 @@ final class ConflictRuns {
                     side + round);
             byRound.computeIfAbsent(round, k -> new ConcurrentHashMap<>()).put(side, r);
             Progress.line(
-                    "%-36s %-22s goodput %s msgs/s, hot backlog %d, hot p99 %s ms",
+                    "%-36s %-22s goodput %s msgs/s, hot backlog %d, hot p99 %s ms, hot on consumers %s",
                     "conflict",
                     side + " r" + round,
                     Report.number(r.goodput()),
                     r.backlog(),
-                    Report.number(r.hotP99Millis()));
+                    Report.number(r.hotP99Millis()),
+                    Report.number(r.hotOnConsumers()));
         });
         byRound.forEach((round, runs) -> {
             Run base = runs.get(BASELINE);
@@ -97,6 +104,7 @@ final class ConflictRuns {
                 }
                 if (!Double.isNaN(r.reDeferrals())) {
                     results.add("conflict.defer.reDeferrals", side, r.reDeferrals());
+                    results.add("conflict.defer.hotOnConsumers", side, r.hotOnConsumers());
                 }
             });
         });
@@ -152,6 +160,14 @@ final class ConflictRuns {
                         + ")` runs longer than "
                         + DRAIN_HANDLER.toMillis() + " ms); the issue's target, release to last end ≤ " + DRAIN_ITEMS
                         + " × handler time + 100 ms, is this ≤ 100 ms");
+        results.note(
+                "conflict.defer.hotOnConsumers",
+                "method",
+                "the DEFER runs of conflict.defer.goodputRatio: hot messages whose handler ran on one of the "
+                        + (THREADS - 1) + " consumer threads (the key was free and nothing parked) ÷ all hot messages"
+                        + " run; the rest ran on the deferral worker's thread. With the same " + THREADS
+                        + "-thread budget, goodput is about (consumers + the worker's busy share) ÷ " + THREADS
+                        + ", so every hot message a consumer runs itself leaves the worker's thread idle for it");
         results.note(
                 backlog,
                 "method",
@@ -234,6 +250,8 @@ final class ConflictRuns {
             AtomicLong done = new AtomicLong();
             AtomicLong hotArrived = new AtomicLong();
             AtomicLong hotDoneInWindow = new AtomicLong();
+            AtomicLong hotRuns = new AtomicLong();
+            AtomicLong hotRunsOnConsumers = new AtomicLong();
             AtomicLong hotFailed = new AtomicLong();
             AtomicLong deferred = new AtomicLong();
             AtomicLong reDeferred = new AtomicLong();
@@ -258,6 +276,12 @@ final class ConflictRuns {
                         boolean inWindow = t >= windowStart && t < windowEnd;
                         if (inWindow) {
                             done.incrementAndGet();
+                        }
+                        if (m.hot()) {
+                            hotRuns.incrementAndGet();
+                            if (Thread.currentThread().getName().startsWith(CONSUMER_THREAD)) {
+                                hotRunsOnConsumers.incrementAndGet();
+                            }
                         }
                         if (m.hot() && m.tracked()) {
                             hotLatency.add(QueueSide.nowMicros() - m.createdMicros());
@@ -299,6 +323,7 @@ final class ConflictRuns {
                         }
                     }
                 });
+                t.setName(CONSUMER_THREAD + i);
                 threads.add(t);
                 t.start();
             }
@@ -321,7 +346,12 @@ final class ConflictRuns {
             double reDeferrals = strategy != OnConflict.DEFER
                     ? Double.NaN
                     : deferred.get() == 0 ? 0 : reDeferred.get() / (double) deferred.get();
-            return new Run(done.get() / (window.toNanos() / 1e9), strategy == null ? 0 : backlog, p99, reDeferrals);
+            return new Run(
+                    done.get() / (window.toNanos() / 1e9),
+                    strategy == null ? 0 : backlog,
+                    p99,
+                    reDeferrals,
+                    hotRuns.get() == 0 ? Double.NaN : hotRunsOnConsumers.get() / (double) hotRuns.get());
         }
     }
 }

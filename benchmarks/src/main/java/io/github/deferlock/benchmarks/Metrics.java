@@ -206,6 +206,11 @@ final class Metrics {
                 List.of(DEFERLOCK, ConflictRuns.TIMED),
                 absolute(0.05)));
         m.add(lower(
+                "conflict.defer.hotOnConsumers",
+                "share",
+                "hot messages run on a consumer thread ÷ all hot messages run, in the DEFER runs (informational)",
+                List.of(DEFERLOCK, ConflictRuns.TIMED)));
+        m.add(lower(
                 "conflict.defer.drainAfterRelease",
                 "ms",
                 "release of a key with 200 parked messages (2 ms handler each) to the last one's end, 1 worker thread",
