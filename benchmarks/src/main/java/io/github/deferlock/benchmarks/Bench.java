@@ -18,7 +18,7 @@ import java.util.Locale;
  *
  * <pre>
  * ./bench [--quick | --smoke] [--rounds N] [--redis redis://host:port] [--only PREFIX] [--out DIR]
- *         [--note TEXT] [--render-only]
+ *         [--note TEXT] [--render-only] [--baseline-jars JARS --baseline-rev TEXT]
  * </pre>
  *
  * <ul>
@@ -30,7 +30,10 @@ import java.util.Locale;
  *       figures of the results.json already in {@code --out};
  *   <li>{@code --out}: the project root the two files are written under (default: the working directory);
  *   <li>{@code --note}: a remark on the machine, printed in the report's header;
- *   <li>{@code --render-only}: rewrite docs/benchmarks.md from results.json, measuring nothing.
+ *   <li>{@code --render-only}: rewrite docs/benchmarks.md from results.json, measuring nothing;
+ *   <li>{@code --baseline-jars}: an older build's delay-core and redis-support jars (path-separated), which
+ *       {@code queue.featureCost.*} measures this build against ({@link FeatureCostRuns}); {@code ./bench
+ *       --compare-with REV} builds them and passes them with {@code --baseline-rev}, what REV is.
  * </ul>
  *
  * Progress goes to stderr, one line per side and round.
@@ -77,6 +80,8 @@ public final class Bench {
         String note = null;
         Path out = Path.of(".");
         boolean renderOnly = false;
+        List<Path> baselineJars = null;
+        String baselineRev = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--quick" -> settings = Settings.quick();
@@ -87,9 +92,15 @@ public final class Bench {
                 case "--out" -> out = Path.of(value(args, ++i, "--out"));
                 case "--note" -> note = value(args, ++i, "--note");
                 case "--render-only" -> renderOnly = true;
+                case "--baseline-jars" ->
+                    baselineJars = java.util.Arrays.stream(
+                                    value(args, ++i, "--baseline-jars").split(java.io.File.pathSeparator))
+                            .map(Path::of)
+                            .toList();
+                case "--baseline-rev" -> baselineRev = value(args, ++i, "--baseline-rev");
                 case "-h", "--help" -> {
                     System.err.println("usage: ./bench [--quick | --smoke] [--rounds N] [--redis redis://host:port]"
-                            + " [--only PREFIX] [--out DIR] [--note TEXT] [--render-only]");
+                            + " [--only PREFIX] [--out DIR] [--note TEXT] [--render-only] [--compare-with GIT-REV]");
                     return 0;
                 }
                 default -> throw new IllegalArgumentException("unknown argument " + args[i] + " (try --help)");
@@ -114,6 +125,16 @@ public final class Bench {
                     s.conflictWindow(),
                     s.benchmarkRequests(),
                     s.adapterMessages());
+        }
+        if (baselineJars != null) {
+            for (Path jar : baselineJars) {
+                if (!Files.isRegularFile(jar)) {
+                    throw new IllegalArgumentException("--baseline-jars: no file " + jar);
+                }
+            }
+            if (baselineRev == null) {
+                baselineRev = String.valueOf(baselineJars);
+            }
         }
         Path json = out.resolve("benchmarks/results.json");
         Path md = out.resolve("docs/benchmarks.md");
@@ -189,7 +210,12 @@ public final class Bench {
             Progress.line("noise at start: %s", run.get("noiseStart"));
             boolean ok = true;
             Noise.During during = new Noise.During(run.putObject("noiseDuring"), java.time.Duration.ofSeconds(5));
-            List<Group> groups = groups(redis, settings, fresh, prefix == null ? null : Results.read(json));
+            List<Group> groups = groups(
+                    redis,
+                    settings,
+                    fresh,
+                    prefix == null ? null : Results.read(json),
+                    new FeatureCostRuns(redis, settings, fresh, baselineJars, baselineRev));
             List<String> prefixes = groups.stream().map(Group::prefix).toList();
             for (Group g : groups) {
                 if (prefix != null
@@ -266,7 +292,7 @@ public final class Bench {
         }
     }
 
-    private static List<Group> groups(Redis redis, Settings s, Results r, Results prior) {
+    private static List<Group> groups(Redis redis, Settings s, Results r, Results prior, FeatureCostRuns featureCost) {
         LockRuns lock = new LockRuns(redis, s, r);
         lock.prior = prior;
         QueueRuns queue = new QueueRuns(redis, s, r);
@@ -274,6 +300,7 @@ public final class Bench {
         ConflictRuns conflict = new ConflictRuns(redis, s, r);
         AdapterRuns adapter = new AdapterRuns(redis, s, r);
         KeyLimitRuns keyLimits = new KeyLimitRuns(redis, s, r);
+        ScheduleRuns schedules = new ScheduleRuns(redis, s, r);
         List<Group> g = new ArrayList<>();
         g.add(new Group("physical limits (redis-benchmark)", "limits.", () -> {
             for (int i = 1; i <= s.rounds(); i++) {
@@ -295,8 +322,12 @@ public final class Bench {
         g.add(new Group("lateness", "queue.lateness.", queue::lateness));
         g.add(new Group("idle cost", "queue.idle.", queue::idle));
         g.add(new Group("memory per pending job", "queue.memory.", queue::memory));
-        // g.add(new Group("claim with priorities at 10^6 pending", "queue.priority.", queue::priority)); with its
-        // metric in Metrics, at the next full ./bench run
+        g.add(new Group("claim with priorities at 10^6 pending", "queue.priority.", queue::priority));
+        g.add(new Group("10,000 schedules firing every second", "queue.schedule.", schedules::fireLateness));
+        g.add(new Group(
+                "issue 31's features unused: this build against the baseline build",
+                FeatureCostRuns.PREFIX,
+                featureCost::run));
         g.add(new Group("SIGKILL of a worker", "queue.fault.", fault::sigkill));
         g.add(new Group("slow handler", "queue.slowHandler.", fault::slowHandler));
         g.add(new Group("hot-key conflict strategies", "conflict.", conflict::run));

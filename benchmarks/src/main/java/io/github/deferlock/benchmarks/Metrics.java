@@ -169,8 +169,36 @@ final class Metrics {
                 "INFO used_memory delta per pending job, 100-byte payload",
                 Sides.QUEUES,
                 ratio(BULLMQ, 1)));
-        // queue.priority.claimAt1M (QueueRuns.priority) joins this list with the next full ./bench run: the committed
-        // results.json must hold every listed metric (ResultsSchemaTest), and this session's machine was never quiet
+        m.add(lower(
+                "queue.priority.claimAt1M",
+                "µs/job",
+                "Redis time (INFO commandstats usec) per claimed job of claim(100) with 10^6 jobs pending over 10"
+                        + " priority levels; " + QueueRuns.PRIORITY_SMALL + ": the same claim at 10^3 pending",
+                List.of(DEFERLOCK, QueueRuns.PRIORITY_SMALL),
+                // O(log n): log(10^6) ÷ log(10^3) = 2 is the most an O(log n) claim may grow from 10^3 to 10^6
+                // pending jobs; a claim that scanned the pending jobs would grow about 1,000 times
+                ratio(QueueRuns.PRIORITY_SMALL, 2)));
+        m.add(lower(
+                "queue.schedule.fireLateness.p99",
+                "ms",
+                "p99 lateness of " + ScheduleRuns.SCHEDULES + " fixed-rate schedules firing every second, one worker"
+                        + " process; handler start − the slot's time (from the job id), one clock",
+                List.of(DEFERLOCK),
+                // every slot of a second fired and handled before the next second's slots fall due
+                absolute(1000)));
+        m.add(lower(
+                "queue.schedule.fireLateness.p50",
+                "ms",
+                "p50 lateness of the same fires (queue.schedule.fireLateness.p99)",
+                List.of(DEFERLOCK)));
+        m.add(higher(
+                "queue.schedule.firesPerSec",
+                "fires/s",
+                "fires handled per second of the measured window (expected " + ScheduleRuns.SCHEDULES + "/s: one per"
+                        + " schedule and second); a lagging ticker shows here",
+                List.of(DEFERLOCK),
+                absolute(ScheduleRuns.SCHEDULES)));
+        featureCost(m);
         m.add(lower(
                 "queue.fault.redeliveryMs",
                 "ms",
@@ -240,6 +268,45 @@ final class Metrics {
             m.add(higher(p.id(), "ops/s", p.description(), List.of(REDIS_BENCHMARK)));
         }
         return List.copyOf(m);
+    }
+
+    /**
+     * Issue 31: what jobs that use none of its features pay for them, this build against the build of the commit
+     * before (the {@link FeatureCostRuns#BASELINE} side), in the same rounds ({@code ./bench --compare-with REV}).
+     * Targets: within 5 % for the throughputs, 2 % for the memory (see {@link FeatureCostRuns}).
+     */
+    private static void featureCost(List<Metric> m) {
+        String p = FeatureCostRuns.PREFIX;
+        String b = FeatureCostRuns.BASELINE;
+        List<String> sides = List.of(DEFERLOCK, b);
+        m.add(higher(
+                p + "enqueue.t1",
+                "jobs/s",
+                "queue.enqueue.t1's deferlock workload, this build and the baseline build, child JVMs in turn",
+                sides,
+                ratio(b, 0.95)));
+        m.add(lower(
+                p + "enqueue.t1.commands",
+                "commands/job",
+                "server-executed commands per add of the same runs (INFO commandstats delta)",
+                sides));
+        m.add(higher(
+                p + "drain.t8",
+                "jobs/s",
+                "queue.drain.t8's deferlock workload, this build and the baseline build, child JVMs in turn",
+                sides,
+                ratio(b, 0.95)));
+        m.add(lower(
+                p + "drain.t8.commands",
+                "commands/job",
+                "server-executed commands per drained job of the same runs (INFO commandstats delta)",
+                sides));
+        m.add(lower(
+                p + "memory.bytesPerJob",
+                "bytes",
+                "queue.memory.bytesPerJob's deferlock workload, this build and the baseline build",
+                sides,
+                ratio(b, 1.02)));
     }
 
     /** Issue 32: permits against Redisson's RPermitExpirableSemaphore, the rate limiter against RRateLimiter. */

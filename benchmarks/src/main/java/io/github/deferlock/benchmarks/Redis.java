@@ -133,6 +133,23 @@ record Redis(String host, int port) {
         }
     }
 
+    /**
+     * Total usec over all commands in INFO commandstats, minus INFO's: the Redis time spent on commands so far.
+     * Call it twice on one connection for the time of what ran in between.
+     */
+    static long commandMicros(Jedis j) {
+        long total = 0;
+        for (Map.Entry<String, String> e : parseInfo(j.info("commandstats")).entrySet()) {
+            String v = e.getValue();
+            int i = v.indexOf("usec=");
+            if (i < 0 || e.getKey().equals("cmdstat_info")) {
+                continue;
+            }
+            total += Long.parseLong(v.substring(i + 5, v.indexOf(',', i)));
+        }
+        return total;
+    }
+
     /** Per-command calls from INFO commandstats (e.g. {@code evalsha → 1234}). */
     static Map<String, Long> commandStats(Jedis j) {
         Map<String, Long> out = new HashMap<>();

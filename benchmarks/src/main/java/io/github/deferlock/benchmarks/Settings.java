@@ -70,6 +70,24 @@ record Settings(
         return Math.min(rounds, 2);
     }
 
+    /** Warm-up of each {@code queue.schedule.*} round (the schedules' first fires; not measured). */
+    Duration scheduleWarmup() {
+        return switch (mode) {
+            case "full" -> Duration.ofSeconds(5);
+            case "quick" -> Duration.ofSeconds(2);
+            default -> Duration.ofSeconds(1);
+        };
+    }
+
+    /** The measured window of each {@code queue.schedule.*} round: whole seconds of slots. */
+    Duration scheduleWindow() {
+        return switch (mode) {
+            case "full" -> Duration.ofSeconds(10);
+            case "quick" -> Duration.ofSeconds(3);
+            default -> Duration.ofSeconds(1);
+        };
+    }
+
     static Settings quick() {
         return new Settings(
                 "quick",
