@@ -28,6 +28,7 @@ import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * A reliable delay queue in Redis: jobs become due at a time given by the Redis server clock, are claimed
@@ -116,6 +117,12 @@ public final class DelayQueue<T> {
 
     private final QueueConfig config;
     private final QueueKeys keys;
+    /**
+     * When a worker's idle probe last found this queue without jobs and schedules ({@link System#nanoTime()}), or
+     * 0: the schedule ticker skips its own look within {@link Schedules#MAX_TICK_MS} of it.
+     */
+    volatile long emptyProbedAt;
+
     private final JobIds ids;
     private final QueueTransport transport;
     private final QueueScripts scripts;
@@ -156,6 +163,7 @@ public final class DelayQueue<T> {
         this.concurrencyKeys = new ConcurrencyKeys(config.name(), transport, keys);
         this.schedules = new Schedules<>(
                 config.name(), new ScheduleScripts(transport, keys, config.name()), codec, config.listener(), wakeBus);
+        this.schedules.emptyProbes(() -> emptyProbedAt);
     }
 
     /**
@@ -1135,6 +1143,30 @@ public final class DelayQueue<T> {
         /** {@link DelayQueue#extendAll(List)}. */
         List<Boolean> extendAll(List<Job<T>> jobs) {
             return DelayQueue.this.extendAll(once, jobs, true);
+        }
+
+        /**
+         * Whether the queue may have work or schedules: one {@code EXISTS} of its due, in-flight, held, priority
+         * levels and schedule keys (all in the queue's slot). A Redis failure answers true: the claim that
+         * follows meets it and is retried as usual.
+         */
+        boolean mayHaveWork() {
+            try {
+                String prefix = QueueKeys.prefix(name());
+                boolean may = redis().exists(
+                                        keys.due(),
+                                        keys.inflight(),
+                                        keys.heldCounts(),
+                                        (prefix + "due:levels").getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                                        (prefix + "schedule-next").getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                        > 0;
+                if (!may) {
+                    emptyProbedAt = System.nanoTime();
+                }
+                return may;
+            } catch (JedisException e) {
+                return true;
+            }
         }
     }
 

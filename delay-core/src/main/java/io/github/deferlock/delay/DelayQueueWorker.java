@@ -61,7 +61,9 @@ import org.slf4j.LoggerFactory;
  * <p>When nothing is due the dispatcher sleeps until the earliest due time (or visibility deadline) that
  * the claim reported, and is woken early by the notice the enqueue script publishes when a job becomes the
  * earliest one. A lost notice or a dropped subscription cannot stall it: it also polls every {@code
- * fallbackPoll} (default 1 s), so an idle worker costs Redis about one command per second. Redis failures
+ * fallbackPoll} (default 1 s). On a queue its last claim found empty it only looks, with one {@code EXISTS}
+ * every two {@code fallbackPoll}s, and claims when the look or a notice says there is work, so an idle worker
+ * costs Redis about half a command per second (docs/delay-queue.md, "Idle cost"). Redis failures
  * are logged and retried with backoff; handler failures never stop the loop.
  *
  * <p>{@link #close(Duration)} stops claiming, gives the buffered jobs back to due at once without spending an

@@ -59,6 +59,7 @@ final class DispatcherLoop<T> {
     private long nextClaimAt;
     private long seen; // the wake count the last claim answered
     private ResentClaim<T> resend; // a claim that failed: the next one resends it
+    private boolean empty; // the last claim found nothing due, nothing in flight and no wake time
 
     DispatcherLoop(
             QueueCalls<T> calls,
@@ -182,6 +183,7 @@ final class DispatcherLoop<T> {
         nextClaimAt = pauseUntil;
         seen = wakes.get() - 1;
         resend = null;
+        empty = false;
     }
 
     /** One round: acts (give back, ack, claim) or sleeps. False when the loop must end. */
@@ -279,6 +281,14 @@ final class DispatcherLoop<T> {
     private void claim(int n, List<PendingAck<T>> sending) {
         long seenNow = wakes.get();
         long sent = ticker.read();
+        if (empty && resend == null && sending.isEmpty() && seenNow == seen) {
+            // idle on an empty queue and no notice since: one EXISTS tells whether a claim can find anything
+            // (every enqueue into an empty queue publishes a notice; this look is the lost-notice net)
+            if (!calls.mayHaveWork()) {
+                nextClaimAt = ticker.read() + policy.emptyPollNanos();
+                return;
+            }
+        }
         String token = resend != null ? resend.token : calls.newToken();
         ClaimBatch<T> batch;
         try {
@@ -304,8 +314,11 @@ final class DispatcherLoop<T> {
         seen = seenNow;
         settler.report(sending, batch.acked());
         take(batch, sent, received);
-        nextClaimAt =
-                policy.nextClaimAt(n, batch.jobs().size(), sent, received, batch.nextWakeMs(), batch.serverNowMicros());
+        empty = batch.jobs().isEmpty() && batch.nextWakeMs() < 0 && sending.isEmpty();
+        nextClaimAt = empty
+                ? received + policy.emptyPollNanos()
+                : policy.nextClaimAt(
+                        n, batch.jobs().size(), sent, received, batch.nextWakeMs(), batch.serverNowMicros());
     }
 
     /** Hands claimed jobs to the pool, or gives them back when it is closing. */

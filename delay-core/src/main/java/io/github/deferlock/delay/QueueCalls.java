@@ -49,6 +49,14 @@ interface QueueCalls<T> {
     /** Refreshes the queue's registry entry (rate-limited; a failed write is ignored). */
     default void heartbeat() {}
 
+    /**
+     * Whether the queue may have jobs or schedules (one {@code EXISTS}): an idle worker whose last claim found
+     * the queue empty asks this instead of claiming again. True when not known.
+     */
+    default boolean mayHaveWork() {
+        return true;
+    }
+
     /** The calls of a real queue, each sent once ({@link DelayQueue.WorkerHooks}). */
     static <T> QueueCalls<T> of(DelayQueue<T> queue) {
         DelayQueue<T>.WorkerHooks hooks = queue.workerHooks();
@@ -66,6 +74,11 @@ interface QueueCalls<T> {
             @Override
             public ClaimBatch<T> claim(int max, List<Job<T>> acks, String token) {
                 return hooks.claimBatch(max, acks, token);
+            }
+
+            @Override
+            public boolean mayHaveWork() {
+                return hooks.mayHaveWork();
             }
 
             @Override

@@ -20,6 +20,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.UnifiedJedis;
@@ -85,6 +87,15 @@ public final class Schedules<T> {
     private ScheduleTicker ticker; // guarded by this
     private WakeSubscriber tickerWake; // guarded by this
     private int tickerUsers; // guarded by this
+    /** When a worker's idle look last found the queue without jobs and schedules ({@code nanoTime}), 0 never. */
+    private LongSupplier emptyProbedAt = () -> 0;
+    /** The last tick found no schedule, and no upsert was heard since. */
+    private volatile boolean noneSeen;
+
+    /** The worker's idle look tells the ticker when the queue had no schedule key ({@link DelayQueue}). */
+    void emptyProbes(LongSupplier probedAt) {
+        this.emptyProbedAt = probedAt;
+    }
 
     Schedules(String queue, ScheduleScripts scripts, PayloadCodec<T> codec, QueueListener listener, WakeBus bus) {
         this.queue = queue;
@@ -161,6 +172,7 @@ public final class Schedules<T> {
                 synchronized (this) {
                     local = ticker;
                 }
+                noneSeen = false;
                 if (local != null) {
                     local.nudge(); // this process's ticker looks at once, subscribed or not
                 }
@@ -277,7 +289,11 @@ public final class Schedules<T> {
      */
     private synchronized void listenForUpserts() {
         if (ticker != null && tickerWake == null) {
-            tickerWake = new WakeSubscriber(bus, scripts.wakeChannel(), ticker::nudge);
+            ScheduleTicker t = ticker;
+            tickerWake = new WakeSubscriber(bus, scripts.wakeChannel(), () -> {
+                noneSeen = false;
+                t.nudge();
+            });
             tickerWake.start();
         }
     }
@@ -308,7 +324,12 @@ public final class Schedules<T> {
      * @return how long to wait before the next tick, ms (0: go on at once)
      */
     long tick() {
+        long probed = emptyProbedAt.getAsLong();
+        if (noneSeen && probed != 0 && System.nanoTime() - probed < TimeUnit.MILLISECONDS.toNanos(MAX_TICK_MS)) {
+            return MAX_TICK_MS; // a worker's idle look just found no schedule key: no call of its own
+        }
         ScheduleScripts.Due due = scripts.due(TICK_BATCH, FIXED_DELAY_CHECK.toMillis());
+        noneSeen = due.schedules().isEmpty() && due.laterMs() < 0 && due.lookedAt() == 0;
         if (!due.schedules().isEmpty() || due.laterMs() >= 0) {
             listenForUpserts(); // the queue has schedules: hear other processes' upserts at once
         }

@@ -169,6 +169,63 @@ final class DelayQueueWorkerIT {
         }
     }
 
+    /**
+     * Issue 30: an idle worker on an empty queue (its schedule ticker included) costs the server at most one
+     * command per second, counting the commands scripts run: after a claim that finds the queue empty, it looks
+     * with one EXISTS every two fallback polls until a notice or the look says there is work (before: a claim
+     * script every second, about 11 commands, and the ticker's script every 5 s). And it still picks up a job at
+     * once: the enqueue's notice wakes it.
+     */
+    @Test
+    void worker_idleOnAnEmptyQueue_serverRunsAtMostOneCommandPerSecond_andAJobStillStartsAtOnce(RedisServer server)
+            throws Exception {
+        AtomicReference<Long> startedAt = new AtomicReference<>();
+        try (RedisClient redis = Clients.pooled(server);
+                var stats = server.newConnection();
+                DelayQueueWorker<Msg> worker = DelayQueueWorker.builder(
+                                DelayQueue.builder(redis, "idle", Msg.class).build(),
+                                job -> startedAt.compareAndSet(null, System.nanoTime()))
+                        .concurrency(4)
+                        .build()
+                        .start()) {
+            assertThat(worker.isRunning()).isTrue();
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> stats.pubsubNumSub("deferlock:dq:{idle}:wake").values().stream()
+                            .anyMatch(n -> n > 0));
+            await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3)).until(worker::isRunning); // settle
+            long start = serverCommands(stats);
+            long t0 = System.nanoTime();
+            await().during(Duration.ofSeconds(8)).atMost(Duration.ofSeconds(10)).until(worker::isRunning);
+            double seconds = (System.nanoTime() - t0) / 1e9;
+            long used = serverCommands(stats) - start;
+            System.out.printf("idle worker on an empty queue: the server ran %d commands in %.1f s%n", used, seconds);
+            assertThat(used / seconds)
+                    .as("commands the server ran per second for an idle worker, inside scripts too")
+                    .isLessThanOrEqualTo(1.0);
+
+            long enqueued = System.nanoTime();
+            DelayQueue.builder(redis, "idle", Msg.class).build().enqueue(new Msg("now", 1), Duration.ZERO);
+            await().atMost(Duration.ofSeconds(10)).until(() -> startedAt.get() != null);
+            long ms = (startedAt.get() - enqueued) / 1_000_000;
+            System.out.printf("a job enqueued into the idle queue started after %d ms%n", ms);
+            assertThat(ms)
+                    .as("woken by the enqueue's notice, not by the next look")
+                    .isLessThan(1_000);
+        }
+    }
+
+    /** Every command the server ran (scripts' inner commands included), but the test's own INFO calls. */
+    private static long serverCommands(redis.clients.jedis.Jedis stats) {
+        long total = 0;
+        for (String line : stats.info("commandstats").split("\r\n")) {
+            if (line.startsWith("cmdstat_") && !line.startsWith("cmdstat_info:")) {
+                int at = line.indexOf("calls=") + "calls=".length();
+                total += Long.parseLong(line.substring(at, line.indexOf(',', at)));
+            }
+        }
+        return total;
+    }
+
     private static boolean subscribed(RedisServer server) {
         try (var c = server.newConnection()) {
             return c.pubsubNumSub("deferlock:dq:{q}:wake").values().stream().anyMatch(n -> n > 0);

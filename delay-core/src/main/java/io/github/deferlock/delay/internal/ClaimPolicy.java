@@ -136,6 +136,16 @@ public record ClaimPolicy(
         return sent + (received - sent) / 2 - lateMs * 1_000_000L;
     }
 
+    /**
+     * How long a worker waits before it looks again at a queue its last look found empty (nothing due, nothing
+     * in flight, no schedules): twice the fallback poll. Every enqueue into an empty queue publishes a wake
+     * notice, which ends the wait at once; the look is the net for a notice lost on a connection that died
+     * without the client noticing, and costs one {@code EXISTS}.
+     */
+    public long emptyPollNanos() {
+        return fallbackPollNanos * 2;
+    }
+
     /** The pause after a failed call, given the previous pause (0 after a success). */
     public long nextErrorPause(long pauseNanos) {
         return pauseNanos == 0
