@@ -32,7 +32,8 @@ import redis.clients.jedis.exceptions.JedisException;
             LocksCommand.class,
             LockCommand.class,
             ConflictsCommand.class,
-            SchedulesCommand.class
+            SchedulesCommand.class,
+            AuditCommand.class
         },
         footerHeading = "%nExit codes:%n",
         footer = {
@@ -40,7 +41,8 @@ import redis.clients.jedis.exceptions.JedisException;
             "  1  not found: a queue, job, lock or dead letter named does not exist",
             "  2  bad arguments; nothing was changed",
             "  3  Redis unreachable or refused a command (auth, NOPERM, timeout)",
-            "  4  a defect of the tool"
+            "  4  a defect of the tool",
+            "  5  done, but the audit record could not be written to Redis (stderr says why)"
         })
 public final class Main implements Callable<Integer> {
     /** The environment variable that gives {@code --redis} its default. */
@@ -69,6 +71,14 @@ public final class Main implements Callable<Integer> {
             scope = ScopeType.INHERIT,
             description = "the --redis host is a seed of a Redis Cluster")
     boolean cluster;
+
+    @Option(
+            names = "--actor",
+            scope = ScopeType.INHERIT,
+            paramLabel = "NAME",
+            description = "who to name in the audit record of a command that changes something (default: the OS"
+                    + " user; the record keeps <OS user>@<host> too)")
+    String actor;
 
     @Option(names = "--json", scope = ScopeType.INHERIT, description = "print JSON (for scripts)")
     boolean json;
