@@ -49,6 +49,8 @@ public final class Main implements Callable<Integer> {
     static final String REDIS_ENV = "DEFERLOCK_REDIS";
     /** The environment variable holding the Redis password, instead of the URL's. */
     static final String REDIS_PASSWORD_ENV = "DEFERLOCK_REDIS_PASSWORD";
+    /** The environment variable that gives {@code --actor} its default. */
+    static final String ACTOR_ENV = "DEFERLOCK_ACTOR";
 
     @Option(
             names = "--redis",
@@ -76,8 +78,8 @@ public final class Main implements Callable<Integer> {
             names = "--actor",
             scope = ScopeType.INHERIT,
             paramLabel = "NAME",
-            description = "who to name in the audit record of a command that changes something (default: the OS"
-                    + " user; the record keeps <OS user>@<host> too)")
+            description = "who to name in the audit record of a command that changes something (default: $" + ACTOR_ENV
+                    + ", else the OS user; the record keeps <OS user>@<host> too)")
     String actor;
 
     @Option(names = "--json", scope = ScopeType.INHERIT, description = "print JSON (for scripts)")
@@ -118,7 +120,8 @@ public final class Main implements Callable<Integer> {
     /**
      * Runs the tool.
      *
-     * @param env the environment ({@value #REDIS_ENV}, {@value #REDIS_PASSWORD_ENV})
+     * @param env the environment ({@value #REDIS_ENV}, {@value #REDIS_PASSWORD_ENV}, {@value #ACTOR_ENV}, {@code
+     *     HOSTNAME})
      * @return the exit code
      */
     static int run(String[] args, PrintWriter out, PrintWriter err, UnaryOperator<String> env) {

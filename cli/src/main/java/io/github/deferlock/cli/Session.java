@@ -133,16 +133,18 @@ final class Session implements AutoCloseable {
         }
     }
 
-    /** {@code --actor}, else the OS user. */
+    /** {@code --actor}, else {@code $DEFERLOCK_ACTOR}, else the OS user. */
     String actor() {
-        if (options.actor == null) {
+        String source = options.actor != null ? "--actor" : "$" + Main.ACTOR_ENV;
+        String actor = options.actor != null ? options.actor : env.apply(Main.ACTOR_ENV);
+        if (actor == null) {
             return osUser();
         }
-        if (options.actor.isBlank() || options.actor.length() > MAX_ACTOR) {
-            throw new UsageException("--actor must be 1 to " + MAX_ACTOR + " characters, not blank, not '"
-                    + Text.cut(options.actor, 40) + "'");
+        if (actor.isBlank() || actor.length() > MAX_ACTOR) {
+            throw new UsageException(source + " must be 1 to " + MAX_ACTOR + " characters and not blank, not '"
+                    + Text.cut(actor, 40) + "'");
         }
-        return options.actor;
+        return actor;
     }
 
     /** {@code <OS user>@<host>}: where a command ran, also when {@code --actor} names someone. */
