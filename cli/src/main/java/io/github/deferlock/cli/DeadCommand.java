@@ -109,26 +109,32 @@ final class DeadCommand {
         if (given.isEmpty()) {
             throw new UsageException("give the ids of the dead letters to requeue, or --all --confirm COUNT");
         }
-        return report(s, name, "requeue", "requeued", s.inspector().requeueDead(name, given));
+        return s.audited(
+                "requeue",
+                name,
+                given,
+                () -> report(s, name, "requeue", "requeued", s.inspector().requeueDead(name, given)));
     }
 
     private static int requeueAll(Session s, String name, Long confirm) {
-        long dead = s.inspector().queueStats(name).dead();
-        if (confirm == null || confirm != dead) {
-            throw new UsageException(String.format(
-                    "queue '%s' has %d dead letters; to requeue them all, run again with --all --confirm %d%s",
-                    Text.safe(name), dead, dead, confirm == null ? "" : " (not " + confirm + ")"));
-        }
-        long moved = s.inspector().requeueAllDead(name);
-        if (s.json()) {
-            s.printJson(Session.object()
-                    .put("queue", name)
-                    .put("action", "requeue-all")
-                    .put("requeued", moved));
-        } else {
-            s.out().printf("requeued %d dead letters of queue '%s'%n", moved, Text.safe(name));
-        }
-        return ExitCode.OK;
+        return s.audited("requeue-all", name, List.of(), () -> {
+            long dead = s.inspector().queueStats(name).dead();
+            if (confirm == null || confirm != dead) {
+                throw new UsageException(String.format(
+                        "queue '%s' has %d dead letters; to requeue them all, run again with --all --confirm %d%s",
+                        Text.safe(name), dead, dead, confirm == null ? "" : " (not " + confirm + ")"));
+            }
+            long moved = s.inspector().requeueAllDead(name);
+            if (s.json()) {
+                s.printJson(Session.object()
+                        .put("queue", name)
+                        .put("action", "requeue-all")
+                        .put("requeued", moved));
+            } else {
+                s.out().printf("requeued %d dead letters of queue '%s'%n", moved, Text.safe(name));
+            }
+            return new Session.Outcome(ExitCode.OK, "done " + moved);
+        });
     }
 
     @Command(
@@ -141,10 +147,14 @@ final class DeadCommand {
             @Parameters(paramLabel = "ID", arity = "1..*", description = "job ids (at most " + Inspector.MAX_IDS + ")")
                     List<String> ids) {
         Session s = main.session;
-        return report(s, name, "purge", "purged", s.inspector().purgeDead(name, ids));
+        return s.audited(
+                "purge",
+                name,
+                ids,
+                () -> report(s, name, "purge", "purged", s.inspector().purgeDead(name, ids)));
     }
 
-    private static int report(Session s, String queue, String action, String done, IdActionResult r) {
+    private static Session.Outcome report(Session s, String queue, String action, String done, IdActionResult r) {
         if (s.json()) {
             s.printJson(JsonViews.action(queue, action, r));
         } else {
@@ -160,7 +170,9 @@ final class DeadCommand {
                 s.out().printf("not dead letters (no such job, or not dead): %s%n", join(r.notFound()));
             }
         }
-        return r.notFound().isEmpty() ? ExitCode.OK : ExitCode.NOT_FOUND;
+        return new Session.Outcome(
+                r.notFound().isEmpty() ? ExitCode.OK : ExitCode.NOT_FOUND,
+                "done " + r.applied().size() + ", not dead " + r.notFound().size());
     }
 
     private static String join(List<String> ids) {

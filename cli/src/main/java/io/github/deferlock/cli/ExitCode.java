@@ -12,7 +12,9 @@ package io.github.deferlock.cli;
  *       name, a requeue-all without the right {@code --confirm}); nothing was changed;
  *   <li>{@value #REDIS} — Redis could not be reached or refused a command (connection, TLS, authentication,
  *       ACL {@code NOPERM}, timeout);
- *   <li>{@value #INTERNAL} — a defect of the tool (please report it).
+ *   <li>{@value #INTERNAL} — a defect of the tool (please report it);
+ *   <li>{@value #AUDIT} — the command was done, but its audit record could not be written to Redis (stderr says
+ *       why; docs/ops.md, "Audit"). A command that failed keeps its own code.
  * </ul>
  */
 final class ExitCode {
@@ -21,6 +23,7 @@ final class ExitCode {
     static final int USAGE = 2;
     static final int REDIS = 3;
     static final int INTERNAL = 4;
+    static final int AUDIT = 5;
 
     private ExitCode() {}
 }

@@ -67,16 +67,20 @@ final class JobCommand {
             @Parameters(paramLabel = "NAME", description = "the queue name") String name,
             @Parameters(paramLabel = "ID", description = "the job id") String id) {
         Session s = main.session;
-        boolean cancelled = s.inspector().cancel(name, id);
-        if (!cancelled) {
-            return s.notFound("queue '" + Text.safe(name) + "' has no job '" + Text.safe(id) + "'");
-        }
-        if (s.json()) {
-            s.printJson(Session.object().put("queue", name).put("id", id).put("cancelled", true));
-        } else {
-            s.out().printf("cancelled job '%s' of queue '%s'%n", Text.safe(id), Text.safe(name));
-        }
-        return ExitCode.OK;
+        return s.audited("cancel", name, List.of(id), () -> {
+            boolean cancelled = s.inspector().cancel(name, id);
+            if (!cancelled) {
+                return new Session.Outcome(
+                        s.notFound("queue '" + Text.safe(name) + "' has no job '" + Text.safe(id) + "'"),
+                        "refused: no such job");
+            }
+            if (s.json()) {
+                s.printJson(Session.object().put("queue", name).put("id", id).put("cancelled", true));
+            } else {
+                s.out().printf("cancelled job '%s' of queue '%s'%n", Text.safe(id), Text.safe(name));
+            }
+            return new Session.Outcome(ExitCode.OK, "done");
+        });
     }
 
     /** {@code 40% "note" (attempt 1, 2026-01-01T00:00:00Z)}, the note left out when empty. */

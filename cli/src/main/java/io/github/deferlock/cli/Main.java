@@ -32,7 +32,8 @@ import redis.clients.jedis.exceptions.JedisException;
             LocksCommand.class,
             LockCommand.class,
             ConflictsCommand.class,
-            SchedulesCommand.class
+            SchedulesCommand.class,
+            AuditCommand.class
         },
         footerHeading = "%nExit codes:%n",
         footer = {
@@ -40,13 +41,16 @@ import redis.clients.jedis.exceptions.JedisException;
             "  1  not found: a queue, job, lock or dead letter named does not exist",
             "  2  bad arguments; nothing was changed",
             "  3  Redis unreachable or refused a command (auth, NOPERM, timeout)",
-            "  4  a defect of the tool"
+            "  4  a defect of the tool",
+            "  5  done, but the audit record could not be written to Redis (stderr says why)"
         })
 public final class Main implements Callable<Integer> {
     /** The environment variable that gives {@code --redis} its default. */
     static final String REDIS_ENV = "DEFERLOCK_REDIS";
     /** The environment variable holding the Redis password, instead of the URL's. */
     static final String REDIS_PASSWORD_ENV = "DEFERLOCK_REDIS_PASSWORD";
+    /** The environment variable that gives {@code --actor} its default. */
+    static final String ACTOR_ENV = "DEFERLOCK_ACTOR";
 
     @Option(
             names = "--redis",
@@ -69,6 +73,14 @@ public final class Main implements Callable<Integer> {
             scope = ScopeType.INHERIT,
             description = "the --redis host is a seed of a Redis Cluster")
     boolean cluster;
+
+    @Option(
+            names = "--actor",
+            scope = ScopeType.INHERIT,
+            paramLabel = "NAME",
+            description = "who to name in the audit record of a command that changes something (default: $" + ACTOR_ENV
+                    + ", else the OS user; the record keeps <OS user>@<host> too)")
+    String actor;
 
     @Option(names = "--json", scope = ScopeType.INHERIT, description = "print JSON (for scripts)")
     boolean json;
@@ -108,7 +120,8 @@ public final class Main implements Callable<Integer> {
     /**
      * Runs the tool.
      *
-     * @param env the environment ({@value #REDIS_ENV}, {@value #REDIS_PASSWORD_ENV})
+     * @param env the environment ({@value #REDIS_ENV}, {@value #REDIS_PASSWORD_ENV}, {@value #ACTOR_ENV}, {@code
+     *     HOSTNAME})
      * @return the exit code
      */
     static int run(String[] args, PrintWriter out, PrintWriter err, UnaryOperator<String> env) {

@@ -110,17 +110,35 @@ final class QueueCommand {
         if (remove && rate != null) {
             throw new IllegalArgumentException("--remove takes no RATE");
         }
-        if (s.existingQueue(name).isEmpty()) {
-            return ExitCode.NOT_FOUND;
+        if (!remove && rate == null) {
+            if (s.existingQueue(name).isEmpty()) {
+                return ExitCode.NOT_FOUND;
+            }
+            printRateLimit(s, name, null);
+            return ExitCode.OK;
         }
-        Boolean changed = null;
-        if (remove) {
-            changed = s.inspector().removeRateLimit(name);
-        } else if (rate != null) {
+        // bad arguments are refused before anything is asked of Redis (and so not audited)
+        QueueRateLimit wanted = null;
+        if (!remove) {
             QueueRateLimit limit =
                     QueueRateLimit.of(rate, interval == null ? Duration.ofSeconds(1) : interval(interval));
-            changed = s.inspector().setRateLimit(name, burst == null ? limit : limit.withBurst(burst));
+            wanted = burst == null ? limit : limit.withBurst(burst);
         }
+        QueueRateLimit set = wanted;
+        return s.audited("rate-limit", name, List.of(), () -> {
+            if (s.existingQueue(name).isEmpty()) {
+                return new Session.Outcome(ExitCode.NOT_FOUND, "refused: no such queue");
+            }
+            boolean changed = set == null
+                    ? s.inspector().removeRateLimit(name)
+                    : s.inspector().setRateLimit(name, set);
+            printRateLimit(s, name, changed);
+            String what = set == null ? "removed" : "set " + set;
+            return new Session.Outcome(ExitCode.OK, "done: " + (changed ? what : what + ", unchanged"));
+        });
+    }
+
+    private static void printRateLimit(Session s, String name, Boolean changed) {
         Optional<QueueRateLimit> now = s.inspector().rateLimit(name);
         if (s.json()) {
             var json = Session.object().put("queue", name);
@@ -141,7 +159,6 @@ final class QueueCommand {
                             now.map(l -> "rate limit: " + l).orElse("has no rate limit")
                                     + (changed == null ? "" : changed ? " (changed)" : " (unchanged)"));
         }
-        return ExitCode.OK;
     }
 
     @Command(
@@ -214,22 +231,25 @@ final class QueueCommand {
 
     private int pauseOrResume(String name, boolean pause) {
         Session s = main.session;
-        if (s.existingQueue(name).isEmpty()) {
-            return ExitCode.NOT_FOUND;
-        }
-        boolean changed = pause ? s.inspector().pause(name) : s.inspector().resume(name);
         String action = pause ? "pause" : "resume";
-        if (s.json()) {
-            s.printJson(Session.object()
-                    .put("queue", name)
-                    .put("action", action)
-                    .put("changed", changed)
-                    .put("paused", pause));
-        } else if (changed) {
-            s.out().printf("%s queue '%s'%n", pause ? "paused" : "resumed", Text.safe(name));
-        } else {
-            s.out().printf("queue '%s' was %s%n", Text.safe(name), pause ? "paused already" : "not paused");
-        }
-        return ExitCode.OK;
+        return s.audited(action, name, List.of(), () -> {
+            if (s.existingQueue(name).isEmpty()) {
+                return new Session.Outcome(ExitCode.NOT_FOUND, "refused: no such queue");
+            }
+            boolean changed = pause ? s.inspector().pause(name) : s.inspector().resume(name);
+            if (s.json()) {
+                s.printJson(Session.object()
+                        .put("queue", name)
+                        .put("action", action)
+                        .put("changed", changed)
+                        .put("paused", pause));
+            } else if (changed) {
+                s.out().printf("%s queue '%s'%n", pause ? "paused" : "resumed", Text.safe(name));
+            } else {
+                s.out().printf("queue '%s' was %s%n", Text.safe(name), pause ? "paused already" : "not paused");
+            }
+            return new Session.Outcome(
+                    ExitCode.OK, changed ? "done" : pause ? "done: paused already" : "done: not paused");
+        });
     }
 }

@@ -5,10 +5,17 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.github.deferlock.delay.QueueStats;
+import io.github.deferlock.inspect.AuditRecord;
 import io.github.deferlock.inspect.Inspector;
+import io.github.deferlock.inspect.OpsText;
 import io.github.deferlock.inspect.RedisUrl;
 import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -68,6 +75,101 @@ final class Session implements AutoCloseable {
                     Inspector.builder(client).lockPrefixes(options.lockPrefixes).build();
         }
         return inspector;
+    }
+
+    // ---------------------------------------------------------------- audit
+
+    /** What the CLI writes as the source of its audit records. */
+    static final String AUDIT_SOURCE = "cli";
+    /** The longest {@code --actor}, in characters. */
+    static final int MAX_ACTOR = 100;
+
+    /**
+     * How a state-changing command ended: its exit code and the outcome its audit record keeps ({@code done},
+     * {@code done: <detail>}, {@code refused: <reason>}).
+     */
+    record Outcome(int code, String text) {}
+
+    /**
+     * Runs a command that changes state in Redis and audits it (docs/ops.md, "Audit"): after {@code body}, one
+     * record goes to stderr ({@code audit: action=… actor=… from=… queue=… ids=[…] outcome=…}) and to the audit
+     * stream ({@link Inspector#audit}). A body that throws is audited as {@code refused: <message>} (bad
+     * arguments found against Redis, exit 2) or {@code failed: <message>}, then the exception goes on. When the
+     * stream cannot be written, the action's result stands, a warning goes to stderr, and a run that would
+     * exit 0 exits {@link ExitCode#AUDIT} instead. Arguments refused before Redis is opened change nothing and
+     * are not audited.
+     */
+    int audited(String action, String queue, List<String> ids, Supplier<Outcome> body) {
+        String actor = actor(); // a bad --actor is refused before anything changes
+        inspector(); // a bad URL too
+        Outcome outcome;
+        try {
+            outcome = body.get();
+        } catch (UsageException | IllegalArgumentException e) {
+            audit(actor, action, queue, ids, "refused: " + e.getMessage());
+            throw e;
+        } catch (RuntimeException e) {
+            audit(actor, action, queue, ids, "failed: " + e.getMessage());
+            throw e;
+        }
+        boolean written = audit(actor, action, queue, ids, outcome.text());
+        return written || outcome.code() != ExitCode.OK ? outcome.code() : ExitCode.AUDIT;
+    }
+
+    /** Writes one audit record to stderr and to the stream; false (after a warning) when the stream refused it. */
+    private boolean audit(String actor, String action, String queue, List<String> ids, String outcome) {
+        String from = from();
+        AuditRecord line =
+                new AuditRecord("", Instant.EPOCH, AUDIT_SOURCE, actor, from, action, queue, ids, ids.size(), outcome);
+        err.println("audit: " + line.logLine());
+        try {
+            inspector().audit(AUDIT_SOURCE, actor, from, action, queue, ids, outcome);
+            return true;
+        } catch (RuntimeException e) {
+            err.println("deferlock: warning: the audit record above was not written to Redis ("
+                    + Inspector.AUDIT_KEY + "): " + OpsText.safe(String.valueOf(e.getMessage()))
+                    + "; the command's own result stands");
+            return false;
+        }
+    }
+
+    /** {@code --actor}, else {@code $DEFERLOCK_ACTOR}, else the OS user. */
+    String actor() {
+        String source = options.actor != null ? "--actor" : "$" + Main.ACTOR_ENV;
+        String actor = options.actor != null ? options.actor : env.apply(Main.ACTOR_ENV);
+        if (actor == null) {
+            return osUser();
+        }
+        if (actor.isBlank() || actor.length() > MAX_ACTOR) {
+            throw new UsageException(source + " must be 1 to " + MAX_ACTOR + " characters and not blank, not '"
+                    + Text.cut(actor, 40) + "'");
+        }
+        return actor;
+    }
+
+    /** {@code <OS user>@<host>}: where a command ran, also when {@code --actor} names someone. */
+    String from() {
+        return osUser() + "@" + host();
+    }
+
+    private static String osUser() {
+        String user = System.getProperty("user.name");
+        return user == null || user.isBlank() ? "unknown" : user;
+    }
+
+    /** {@code $HOSTNAME}, else {@code $COMPUTERNAME} (Windows), else the local host's name. */
+    private String host() {
+        for (String name : new String[] {"HOSTNAME", "COMPUTERNAME"}) {
+            String h = env.apply(name);
+            if (h != null && !h.isBlank()) {
+                return h;
+            }
+        }
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException | SecurityException e) {
+            return "unknown";
+        }
     }
 
     /** Prints {@code node} as indented JSON. */

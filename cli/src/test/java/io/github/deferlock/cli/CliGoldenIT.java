@@ -52,6 +52,8 @@ import redis.clients.jedis.RedisClient;
 @ExtendWith(RedisExtension.class)
 final class CliGoldenIT {
     private static final Path GOLDEN = Path.of("src/test/resources/golden");
+    /** The host the audit records name ({@code $HOSTNAME} as the tool reads it). */
+    private static final String HOST = "golden-host";
 
     record Msg(String text) {}
 
@@ -94,7 +96,11 @@ final class CliGoldenIT {
     private int runRaw(List<String> all, String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        int code = Main.run(all.toArray(String[]::new), new PrintWriter(out), new PrintWriter(err), k -> null);
+        int code = Main.run(all.toArray(String[]::new), new PrintWriter(out), new PrintWriter(err), k -> switch (k) {
+            case "HOSTNAME" -> HOST;
+            case Main.ACTOR_ENV -> "tester";
+            default -> null;
+        });
         transcript
                 .append("$ deferlock ")
                 .append(Text.safe(String.join(" ", args)))
@@ -126,7 +132,9 @@ final class CliGoldenIT {
     }
 
     static String normalise(String s) {
-        return s.replaceAll("\\(\\d+\\.\\d\\d/s\\)", "(<rate>/s)")
+        return s.replace(System.getProperty("user.name") + "@" + HOST, "<user>@" + HOST)
+                .replaceAll("\\b\\d{13}-\\d+\\b", "<entry id>")
+                .replaceAll("\\(\\d+\\.\\d\\d/s\\)", "(<rate>/s)")
                 .replaceAll("\"(THROW|SLEEP_RETRY|DEFER)\" : \\d+\\.\\d+(E-?\\d+)?", "\"$1\" : <rate>")
                 .replaceAll("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(\\.\\d+)?Z", "<time>")
                 .replaceAll("\\b[0-9a-f]{32}\\b", "<token>")
@@ -266,6 +274,25 @@ final class CliGoldenIT {
         assertThat(redis.zcard("deferlock:dq:{emails}:dead")).isZero();
         run("dead", "requeue", "emails", "--all", "--confirm", "0");
         matchesGolden("dead-requeue-all");
+    }
+
+    @Test
+    void audit_recordsEveryChange_andListsThem(RedisClient redis) {
+        run("audit");
+        run("queue", "pause", "emails");
+        run("queue", "pause", "nothing-here");
+        run("job", "cancel", "emails", "e4");
+        run("dead", "purge", "emails", "e2", "nope");
+        run("dead", "requeue", "emails", "--all", "--confirm", "7");
+        run("queue", "rate-limit", "emails", "10", "1m");
+        run("queue", "rate-limit", "emails"); // shows: not audited
+        assertThat(run("audit")).isEqualTo(ExitCode.OK);
+        assertThat(redis.xlen(Inspector.AUDIT_KEY)).isEqualTo(6);
+        run("audit", "--limit", "2", "--json");
+        assertThat(run("audit", "--limit", "0")).isEqualTo(ExitCode.USAGE);
+        assertThat(run("dead", "purge", "emails")).isEqualTo(ExitCode.USAGE); // refused before Redis: not audited
+        assertThat(redis.xlen(Inspector.AUDIT_KEY)).isEqualTo(6);
+        matchesGolden("audit");
     }
 
     @Test
@@ -446,7 +473,8 @@ final class CliGoldenIT {
             {"locks"},
             {"locks", "list"},
             {"lock"},
-            {"lock", "show"}
+            {"lock", "show"},
+            {"audit"}
         };
         for (String[] c : commands) {
             List<String> args = new ArrayList<>(List.of(c));

@@ -67,7 +67,11 @@ final class NoSecretsTest {
             List.of("lock", "name"),
             List.of("conflicts"),
             List.of("conflicts", "--json"),
-            List.of("queues", "--json"));
+            List.of("queues", "--json"),
+            List.of("queue", "pause", "q"),
+            List.of("dead", "purge", "q", "id"),
+            List.of("job", "cancel", "q", "id"),
+            List.of("audit"));
 
     @ParameterizedTest
     @MethodSource("malformedUrls")

@@ -25,6 +25,9 @@ import io.github.deferlock.testing.RedisExtension;
 import io.github.deferlock.testing.RedisServer;
 import java.io.IOException;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -113,6 +116,45 @@ final class DashboardBrowserIT {
                 .collect(Collectors.toMap(
                         r -> r.getAttribute("data-id"),
                         r -> r.findElement(By.cssSelector(".error-text")).getText()));
+    }
+
+    @Test
+    void schedules_showNextFire_andAWaitingFixedDelayAsAfterItsJob(UnifiedJedis redis) {
+        try (Workload w = Workload.write(redis);
+                Workload.WaitingSchedule waiting = Workload.waitingSchedule(redis);
+                RunningDashboard d = new RunningDashboard(redis, b -> b)) {
+            browser.driver.get(d.server.uri().toString());
+            click("#queues tr[data-queue='reports'] a");
+            eventually()
+                    .until(() -> "reports".equals(text("#schedules-queue"))
+                            && all("#schedules tbody tr").size() == 2);
+            String cleanup = "#schedules tr[data-id='cleanup'] ";
+            assertThat(text(cleanup + ".spec")).isEqualTo("delay:PT2S");
+            assertThat(text(cleanup + ".next-fire")).isEqualTo("after " + waiting.job() + " + 2.0 s");
+            assertThat(find(cleanup + ".next-fire").getAttribute("title")).contains(waiting.job());
+            String ping = "#schedules tr[data-id='ping'] ";
+            assertThat(text(ping + ".spec")).isEqualTo("rate:PT5M");
+            assertThat(text(ping + ".missed")).isEqualTo("once");
+            Instant pingNext = waiting.queue()
+                    .schedules()
+                    .get("ping")
+                    .orElseThrow()
+                    .nextFire()
+                    .orElseThrow();
+            assertThat(text(ping + ".next-fire"))
+                    .as("toISOString() of the next slot")
+                    .isEqualTo(DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'")
+                            .withZone(ZoneOffset.UTC)
+                            .format(pingNext));
+            browser.screenshot("schedules");
+            // a queue without schedules says so
+            assertThat(w.orders.schedules().list()).isEmpty();
+            click("#queues tr[data-queue='orders'] a");
+            eventually()
+                    .until(() -> "orders".equals(text("#schedules-queue"))
+                            && find("#schedules-empty").isDisplayed()
+                            && all("#schedules tbody tr").isEmpty());
+        }
     }
 
     @Test

@@ -171,6 +171,40 @@ final class DashboardHttpIT {
     }
 
     @Test
+    void schedules_showNextFire_orTheJobAFixedDelayWaitsFor(UnifiedJedis redis) {
+        try (Workload w = Workload.write(redis);
+                Workload.WaitingSchedule waiting = Workload.waitingSchedule(redis);
+                RunningDashboard d = new RunningDashboard(redis, b -> b)) {
+            JsonNode list = d.getJson("api/schedules?queue=" + Workload.REPORTS);
+            assertThat(list.get("queue").asText()).isEqualTo(Workload.REPORTS);
+            JsonNode cleanup = list.get("schedules").get(0);
+            assertThat(cleanup.get("id").asText()).isEqualTo("cleanup");
+            assertThat(cleanup.get("spec").asText()).isEqualTo("delay:PT2S");
+            assertThat(cleanup.get("nextFire").isNull()).isTrue();
+            assertThat(cleanup.get("waitingFor").asText())
+                    .isEqualTo(waiting.job())
+                    .startsWith("cleanup@");
+            assertThat(cleanup.get("delayMs").asLong()).isEqualTo(2000);
+            JsonNode ping = list.get("schedules").get(1);
+            assertThat(ping.get("id").asText()).isEqualTo("ping");
+            assertThat(ping.get("spec").asText()).isEqualTo("rate:PT5M");
+            assertThat(ping.get("nextFire").asLong())
+                    .isEqualTo(waiting.queue()
+                            .schedules()
+                            .get("ping")
+                            .orElseThrow()
+                            .nextFire()
+                            .orElseThrow()
+                            .toEpochMilli());
+            assertThat(ping.get("waitingFor").isNull()).isTrue();
+            assertThat(ping.get("delayMs").isNull()).isTrue();
+            assertThat(w.orders.schedules().list()).isEmpty();
+            assertThat(d.getJson("api/schedules?queue=" + Workload.ORDERS).get("schedules"))
+                    .isEmpty();
+        }
+    }
+
+    @Test
     void deadLetters_showTheStoredErrorAndPayloadAsText(UnifiedJedis redis) {
         try (Workload w = Workload.write(redis);
                 RunningDashboard d = new RunningDashboard(redis, b -> b)) {

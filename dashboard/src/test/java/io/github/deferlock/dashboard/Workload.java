@@ -1,14 +1,20 @@
 package io.github.deferlock.dashboard;
 
+import static org.awaitility.Awaitility.await;
+
 import io.github.deferlock.delay.DelayQueue;
+import io.github.deferlock.delay.DelayQueueWorker;
 import io.github.deferlock.delay.Job;
 import io.github.deferlock.delay.NewJob;
+import io.github.deferlock.delay.ScheduleSpec;
 import io.github.deferlock.lock.LockLease;
 import io.github.deferlock.lock.RedisLocks;
 import io.github.deferlock.redis.internal.Registry;
 import io.github.deferlock.redis.internal.RegistryBeacon;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -90,6 +96,41 @@ final class Workload implements AutoCloseable {
 
     /** {@link #heldKeys}'s queue and the jobs its claim took. */
     record KeyedQueue(DelayQueue<String> queue, List<Job<String>> claimed) {}
+
+    static final String REPORTS = "reports";
+
+    /**
+     * Queue {@code reports} with two recurring schedules: {@code ping}, fixed rate every 5 minutes, and {@code
+     * cleanup}, a fixed delay of 2 s whose first job runs in a worker that holds it until {@link
+     * WaitingSchedule#close()}: the schedule waits for that job ({@code waitingFor}) and has no next fire.
+     * Returns once Redis shows it waiting.
+     */
+    static WaitingSchedule waitingSchedule(UnifiedJedis redis) {
+        DelayQueue<String> reports = DelayQueue.builder(redis, REPORTS, String.class)
+                .visibilityTimeout(Duration.ofMinutes(10))
+                .build();
+        reports.schedules().upsert("ping", ScheduleSpec.fixedRate(Duration.ofMinutes(5)), "ping");
+        reports.schedules().upsert("cleanup", ScheduleSpec.fixedDelay(Duration.ofSeconds(2)), "cleanup");
+        CountDownLatch release = new CountDownLatch(1);
+        DelayQueueWorker<String> worker = DelayQueueWorker.builder(reports, job -> release.await())
+                .build()
+                .start();
+        String job = await().atMost(Duration.ofSeconds(30))
+                .until(() -> reports.schedules().get("cleanup").orElseThrow().waitingFor(), Optional::isPresent)
+                .orElseThrow();
+        return new WaitingSchedule(reports, job, () -> {
+            release.countDown();
+            worker.close();
+        });
+    }
+
+    /** {@link #waitingSchedule}'s queue and the job its fixed-delay schedule waits for. */
+    record WaitingSchedule(DelayQueue<String> queue, String job, Runnable closer) implements AutoCloseable {
+        @Override
+        public void close() {
+            closer.run();
+        }
+    }
 
     /** Writes the workload into {@code redis} (expected empty). */
     static Workload write(UnifiedJedis redis) {

@@ -33,8 +33,11 @@ import java.util.TreeMap;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import redis.clients.jedis.StreamEntryID;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.params.XAddParams;
+import redis.clients.jedis.resps.StreamEntry;
 
 /**
  * The read model and the safe actions of the ops tools (the {@code deferlock} command-line tool and the
@@ -74,6 +77,17 @@ public final class Inspector {
     public static final int MAX_CONFLICT_TOP = 100;
     /** The most locks one {@link #locks} call returns. */
     public static final int MAX_LOCKS = 10_000;
+    /** The audit stream of the ops tools' actions ({@link #audit}, {@link #auditTrail}). */
+    public static final String AUDIT_KEY = "deferlock:audit";
+    /** About how many records the audit stream keeps ({@code XADD … MAXLEN ~}): older ones are trimmed. */
+    public static final int AUDIT_MAX_LEN = 10_000;
+    /** The most characters an audit record keeps of each text (actor, queue, outcome, …). */
+    public static final int AUDIT_TEXT_CHARS = 1000;
+    /** The most bytes of UTF-8 of job ids an audit record keeps; past them only the count. */
+    public static final int AUDIT_ID_BYTES = 2048;
+
+    private static final com.fasterxml.jackson.databind.ObjectMapper AUDIT_JSON =
+            new com.fasterxml.jackson.databind.ObjectMapper();
 
     private final UnifiedJedis redis;
     private final Duration staleAfter;
@@ -500,6 +514,104 @@ public final class Inspector {
     public boolean removeRateLimit(String queue) {
         DelayQueue<JsonNode> q = queue(queue);
         return call("remove the rate limit of queue '" + queue + "'", q::removeRateLimit);
+    }
+
+    // ---------------------------------------------------------------- audit
+
+    /**
+     * Adds one record to the audit stream {@value #AUDIT_KEY} ({@code XADD … MAXLEN ~ }{@value #AUDIT_MAX_LEN}):
+     * one key, so it works on a Cluster, under {@code deferlock:}, so the service's ACL pattern covers it. The
+     * time is the server's (the entry id). Each text is kept to {@value #AUDIT_TEXT_CHARS} characters and the ids
+     * to {@value #AUDIT_ID_BYTES} bytes of UTF-8 (then only their count). Texts are stored as given: a reader
+     * escapes them ({@link AuditRecord#logLine()}).
+     *
+     * @param source the tool, e.g. {@code "cli"}
+     * @param actor who
+     * @param from where (host, client address)
+     * @param action what
+     * @param queue the queue acted on, empty when none
+     * @param ids the job ids named, empty when none
+     * @param outcome how it ended
+     * @return the record as stored, with its id and time
+     * @throws NullPointerException when an argument is null
+     * @throws InspectException when Redis fails
+     */
+    public AuditRecord audit(
+            String source, String actor, String from, String action, String queue, List<String> ids, String outcome) {
+        Require.notNull("ids", ids);
+        List<String> kept = new ArrayList<>();
+        int bytes = 0;
+        for (String id : ids) {
+            bytes += bytes(Require.notNull("id", id)).length;
+            if (bytes > AUDIT_ID_BYTES) {
+                break;
+            }
+            kept.add(id);
+        }
+        Map<String, String> fields = new java.util.LinkedHashMap<>();
+        fields.put("source", cut(Require.notNull("source", source)));
+        fields.put("actor", cut(Require.notNull("actor", actor)));
+        fields.put("from", cut(Require.notNull("from", from)));
+        fields.put("action", cut(Require.notNull("action", action)));
+        fields.put("queue", cut(Require.notNull("queue", queue)));
+        fields.put("ids", AUDIT_JSON.valueToTree(kept).toString());
+        fields.put("idCount", Integer.toString(ids.size()));
+        fields.put("outcome", cut(Require.notNull("outcome", outcome)));
+        StreamEntryID id = call(
+                "write the audit record to " + AUDIT_KEY,
+                () -> redis.xadd(
+                        AUDIT_KEY, XAddParams.xAddParams().maxLen(AUDIT_MAX_LEN).approximateTrimming(), fields));
+        return auditRecord(id, fields);
+    }
+
+    /**
+     * The newest records of the audit stream {@value #AUDIT_KEY}, newest first: one {@code XREVRANGE … COUNT}.
+     *
+     * @param limit how many at most, 1 to {@value #MAX_PAGE}
+     * @throws IllegalArgumentException when {@code limit} is out of range
+     * @throws InspectException when Redis fails
+     */
+    public List<AuditRecord> auditTrail(int limit) {
+        Require.within("limit", limit, 1, MAX_PAGE);
+        return call("read the audit stream " + AUDIT_KEY, () -> {
+            List<AuditRecord> out = new ArrayList<>();
+            for (StreamEntry e : redis.xrevrange(AUDIT_KEY, "+", "-", limit)) {
+                out.add(auditRecord(e.getID(), e.getFields()));
+            }
+            return out;
+        });
+    }
+
+    private static AuditRecord auditRecord(StreamEntryID id, Map<String, String> f) {
+        List<String> ids = new ArrayList<>();
+        try {
+            for (JsonNode n : AUDIT_JSON.readTree(f.getOrDefault("ids", "[]"))) {
+                ids.add(n.asText());
+            }
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            ids.add(f.get("ids")); // written by something else: shown as it is
+        }
+        int count;
+        try {
+            count = Math.max(ids.size(), Integer.parseInt(f.getOrDefault("idCount", "0")));
+        } catch (NumberFormatException e) {
+            count = ids.size();
+        }
+        return new AuditRecord(
+                id.toString(),
+                Instant.ofEpochMilli(id.getTime()),
+                f.getOrDefault("source", ""),
+                f.getOrDefault("actor", ""),
+                f.getOrDefault("from", ""),
+                f.getOrDefault("action", ""),
+                f.getOrDefault("queue", ""),
+                ids,
+                count,
+                f.getOrDefault("outcome", ""));
+    }
+
+    private static String cut(String s) {
+        return s.length() <= AUDIT_TEXT_CHARS ? s : s.substring(0, AUDIT_TEXT_CHARS - 1) + "\u2026";
     }
 
     private static void checkIds(List<String> ids) {

@@ -251,7 +251,9 @@
     }
     $('chart-queue').textContent = name;
     $('dead-queue').textContent = name;
+    $('schedules-queue').textContent = name;
     $('charts-section').hidden = false;
+    $('schedules-section').hidden = false;
     $('dead-section').hidden = false;
     refreshQueueDetails().catch((e) => showError(e.message));
   }
@@ -281,6 +283,35 @@
     state.charts.enqueued.setData([t, data.samples.map((s) => s.enqueuedPerSec)]);
     state.charts.handled.setData([t, data.samples.map((s) => s.handledPerSec)]);
     state.charts.lateness.setData([t, data.samples.map((s) => s.latenessMs / 1000)]);
+  }
+
+  // ---- recurring schedules ----
+
+  // The Next fire cell: the next slot, or, while a fixed-delay schedule waits for the job of its last fire,
+  // "after <job id> + <delay>" (its next fire is the delay after that job ends).
+  function nextFireText(s) {
+    if (s.waitingFor !== null) {
+      return 'after ' + s.waitingFor + (s.delayMs === null ? ' ends' : ' + ' + formatAge(s.delayMs));
+    }
+    return s.nextFire === null ? 'none' : formatTime(s.nextFire);
+  }
+
+  function renderSchedules(data) {
+    if (unchanged('schedules', data)) return;
+    const body = $('schedules').tBodies[0];
+    body.replaceChildren();
+    for (const s of data.schedules) {
+      const row = el('tr');
+      row.dataset.id = s.id;
+      row.appendChild(el('td', s.id, 'schedule-id'));
+      row.appendChild(el('td', s.spec, 'spec'));
+      row.appendChild(el('td', s.missed, 'missed'));
+      const next = el('td', nextFireText(s), s.waitingFor !== null ? 'next-fire waiting' : 'next-fire');
+      if (s.waitingFor !== null) next.title = 'waits for job ' + s.waitingFor + ' to finish';
+      row.appendChild(next);
+      body.appendChild(row);
+    }
+    $('schedules-empty').hidden = data.schedules.length > 0;
   }
 
   // ---- dead letters ----
@@ -506,9 +537,10 @@
   async function refreshQueueDetails() {
     if (state.queue === null) return;
     const queue = state.queue;
-    const [history, dead] = await Promise.all([
+    const [history, dead, schedules] = await Promise.all([
       getJson('api/history?' + query({queue: queue})),
       getJson('api/dead?' + query({queue: queue, offset: state.deadOffset, limit: state.deadLimit})),
+      getJson('api/schedules?' + query({queue: queue})),
     ]);
     if (queue !== state.queue) return;
     if (dead.items.length === 0 && state.deadOffset > 0) {
@@ -516,6 +548,7 @@
     }
     renderHistory(history);
     renderDead(dead);
+    renderSchedules(schedules);
   }
 
   async function refreshJob() {
