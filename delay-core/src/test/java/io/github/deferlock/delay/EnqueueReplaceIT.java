@@ -37,6 +37,14 @@ final class EnqueueReplaceIT {
         }
     }
 
+    @Nested
+    final class Sentinel extends Contract {
+        @Override
+        RedisDeployment start() {
+            return RedisDeployment.sentinel();
+        }
+    }
+
     abstract static class Contract extends TopologyContract {
         private DelayQueue<Msg> queue() {
             return DelayQueue.builder(redis, "replacing", Msg.class).build();
