@@ -322,6 +322,7 @@ public final class Bench {
         g.add(new Group("lateness", "queue.lateness.", queue::lateness));
         g.add(new Group("idle cost", "queue.idle.", queue::idle));
         g.add(new Group("memory per pending job", "queue.memory.", queue::memory));
+        g.add(new Group("replay records after a full drain", "queue.replay.", queue::replay));
         g.add(new Group("claim with priorities at 10^6 pending", "queue.priority.", queue::priority));
         g.add(new Group("10,000 schedules firing every second", "queue.schedule.", schedules::fireLateness));
         g.add(new Group(

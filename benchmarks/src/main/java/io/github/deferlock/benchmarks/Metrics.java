@@ -170,6 +170,12 @@ final class Metrics {
                 Sides.QUEUES,
                 ratio(BULLMQ, 1)));
         m.add(lower(
+                "queue.replay.bytesPerJob",
+                "bytes",
+                "replay records left by a full drain at concurrency 8 (MEMORY USAGE of the replay keys ÷ jobs)",
+                List.of(DEFERLOCK),
+                absolute(10)));
+        m.add(lower(
                 "queue.priority.claimAt1M",
                 "µs/job",
                 "Redis time (INFO commandstats usec) per claimed job of claim(100) with 10^6 jobs pending over 10"

@@ -17,6 +17,8 @@ import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisMonitor;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.args.FlushMode;
+import redis.clients.jedis.params.ScanParams;
+import redis.clients.jedis.resps.ScanResult;
 
 /** The {@code queue.*} metrics against deferlock, bare ZADD, Redisson (defaults and tuned), BullMQ and the seed. */
 final class QueueRuns {
@@ -297,6 +299,63 @@ final class QueueRuns {
                         + " (`concurrencyKeys().limit`); neither limit is reached. deferlock-rate: the rate limit"
                         + " only; deferlock-keys: the keys only; deferlock-unlimited: neither (queue.drain.t8's"
                         + " deferlock side, measured again in these rounds)");
+    }
+
+    /**
+     * {@code queue.replay.bytesPerJob}: the memory of deferlock's replay records (docs/queue-keys.md, "Replay
+     * records") right after the full drain of {@code queue.drain.t8} (the same workload, deferlock only), while
+     * every record the drain wrote would still live out its TTL: {@code MEMORY USAGE} summed over the queue's
+     * replay keys ÷ the jobs of the measured drain (the warm-up's records are counted too).
+     */
+    void replay() {
+        String id = "queue.replay.bytesPerJob";
+        int n = settings.drainJobs();
+        int warm = Math.max(100, n / 5);
+        Rounds.run(id, settings.rounds(), List.of(Sides.DEFERLOCK), (side, round) -> {
+            redis.flushAll();
+            String name = "q-replay";
+            try (QueueSide q = QueueSide.open(side, redis, name)) {
+                drainOnce(q, warm, null);
+                drainOnce(q, n, null);
+            } // closed: the worker's last acks are sent
+            long[] records = replayRecords(name);
+            double per = records[1] / (double) n;
+            results.add(id, side, per);
+            Progress.line(
+                    "%-36s %-22s %10.3f bytes/job (%d records, %d bytes)",
+                    id, side + " r" + round, per, records[0], records[1]);
+        });
+        results.note(
+                id,
+                "method",
+                "the workload of queue.drain.t8 on deferlock (" + n + " due jobs stored first, a warm-up drain of "
+                        + warm + " before, one `DelayQueueWorker` at concurrency " + DRAIN_CONCURRENCY
+                        + ", empty handler); once the worker is closed, MEMORY USAGE summed over the queue's replay"
+                        + " keys (`deferlock:dq:{q}:r:*`, SCAN) ÷ " + n + "; every record written lives 60 s, so"
+                        + " none has expired yet; " + settings.rounds() + " round(s)");
+    }
+
+    /** The replay records of deferlock queue {@code name}: {count, bytes by MEMORY USAGE}. */
+    private long[] replayRecords(String name) {
+        long count = 0;
+        long bytes = 0;
+        try (Jedis jedis = redis.connection()) {
+            String cursor = ScanParams.SCAN_POINTER_START;
+            ScanParams match =
+                    new ScanParams().match("deferlock:dq:{" + name + "}:r:*").count(1000);
+            do {
+                ScanResult<String> page = jedis.scan(cursor, match);
+                for (String key : page.getResult()) {
+                    Long used = jedis.memoryUsage(key);
+                    if (used != null) {
+                        count++;
+                        bytes += used;
+                    }
+                }
+                cursor = page.getCursor();
+            } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
+        }
+        return new long[] {count, bytes};
     }
 
     /** Stores n due jobs, starts 8 consumers, returns {jobs/s, commands/job, µs CPU/job}. */

@@ -472,7 +472,10 @@ public final class DelayQueue<T> {
      * here: the caller reports each result.
      */
     ClaimBatch<T> claimBatch(int max, List<Job<T>> acks) {
-        return claimBatch(max, acks, callToken());
+        String token = callToken();
+        ClaimBatch<T> batch = claimBatch(max, acks, token);
+        callDone(token);
+        return batch;
     }
 
     /**
@@ -1087,7 +1090,15 @@ public final class DelayQueue<T> {
      * For the worker's claim calls.
      */
     String callToken() {
-        return ids.next();
+        return scripts.newCall();
+    }
+
+    /**
+     * The call named {@code token} ({@link #callToken()}) got its reply and is not resent: its replay slot names
+     * the next call ({@code ReplaySlots}).
+     */
+    void callDone(String token) {
+        scripts.done(token);
     }
 
     /** The hooks for this queue's workers ({@link QueueCalls#of}): each call sent once. */

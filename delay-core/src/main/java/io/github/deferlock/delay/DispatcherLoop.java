@@ -263,7 +263,10 @@ final class DispatcherLoop<T> {
 
     private void sendAcks(List<PendingAck<T>> sending) {
         try {
-            settler.report(sending, calls.ackAll(Settler.jobsOf(sending), settler.tokenFor(sending)));
+            String token = settler.tokenFor(sending);
+            List<Boolean> results = calls.ackAll(Settler.jobsOf(sending), token);
+            calls.done(token);
+            settler.report(sending, results);
             errorPauseNanos = 0;
         } catch (RuntimeException e) {
             acks.retryLater(sending, e);
@@ -293,6 +296,7 @@ final class DispatcherLoop<T> {
         ClaimBatch<T> batch;
         try {
             batch = calls.claim(n, Settler.jobsOf(sending), token);
+            calls.done(token);
             errorPauseNanos = 0;
             resend = null;
         } catch (RuntimeException e) {
@@ -347,6 +351,7 @@ final class DispatcherLoop<T> {
         try {
             long sent = ticker.read();
             ClaimBatch<T> batch = calls.claim(r.max, Settler.jobsOf(r.acks), r.token);
+            calls.done(r.token);
             settler.report(r.acks, batch.acked());
             take(batch, sent, ticker.read());
         } catch (RuntimeException e) {

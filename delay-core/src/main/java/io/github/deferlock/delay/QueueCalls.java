@@ -22,8 +22,18 @@ interface QueueCalls<T> {
     /** Claims up to {@code max} jobs, acking {@code acks} in the same call; see {@link DelayQueue#claimBatch}. */
     ClaimBatch<T> claim(int max, List<Job<T>> acks, String token);
 
-    /** A fresh token naming one claim or ack call (a resend reuses it). */
+    /**
+     * A fresh token naming one claim or settlement call (a resend reuses it); give it back with {@link
+     * #done(String)} once the call's reply came.
+     */
     String newToken();
+
+    /**
+     * The call named {@code token} got its reply and will not be resent: its replay slot names the next call, so
+     * the replay records stay bounded by the calls in progress (docs/queue-keys.md). A call that failed is not
+     * done: a resend may still come.
+     */
+    default void done(String token) {}
 
     /**
      * Acks jobs (at most {@link DelayQueue#MAX_ACKS}) as the call named {@code token}, one result per job; too
@@ -84,6 +94,11 @@ interface QueueCalls<T> {
             @Override
             public String newToken() {
                 return queue.callToken();
+            }
+
+            @Override
+            public void done(String token) {
+                queue.callDone(token);
             }
 
             @Override

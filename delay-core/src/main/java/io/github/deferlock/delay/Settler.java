@@ -88,11 +88,17 @@ final class Settler<T> {
         return failures > 5 ? MAX_PAUSE_MS : Math.min(MAX_PAUSE_MS, FIRST_PAUSE_MS << (failures - 1));
     }
 
-    /** Runs {@code action} (true: applied, false: refused) with the retries above; {@code what} names it. */
-    Outcome settle(Job<T> job, BooleanSupplier action, String what) {
+    /**
+     * Runs {@code action} (true: applied, false: refused), the call named {@code token}, with the retries above;
+     * {@code what} names it. Once a reply came the token is {@link QueueCalls#done done} (never resent); a call
+     * given up keeps it, as its record must stay its own.
+     */
+    Outcome settle(Job<T> job, String token, BooleanSupplier action, String what) {
         for (int failures = 0; ; ) {
             try {
-                if (action.getAsBoolean()) {
+                boolean applied = action.getAsBoolean();
+                calls.done(token);
+                if (applied) {
                     return Outcome.DONE;
                 }
                 refused(job, what);
@@ -110,7 +116,7 @@ final class Settler<T> {
     /** Returns a claimed job to due without spending an attempt, and tells the listener when it went back. */
     Outcome giveBack(Job<T> job, String what) {
         String token = calls.newToken();
-        Outcome o = settle(job, () -> calls.giveBack(job, token), what);
+        Outcome o = settle(job, token, () -> calls.giveBack(job, token), what);
         if (o == Outcome.DONE) {
             listener.onGivenBack(calls.name(), job.id());
         }
@@ -120,7 +126,7 @@ final class Settler<T> {
     /** Acks one job now; every try is the call named by one token. */
     Outcome ack(Job<T> job) {
         String token = calls.newToken();
-        return settle(job, () -> calls.ack(job, token), "ack");
+        return settle(job, token, () -> calls.ack(job, token), "ack");
     }
 
     /**
@@ -129,7 +135,7 @@ final class Settler<T> {
      */
     Outcome nack(Job<T> job, String error) {
         String token = calls.newToken();
-        return settle(job, () -> calls.nack(job, error, token), "nack");
+        return settle(job, token, () -> calls.nack(job, error, token), "nack");
     }
 
     /**
@@ -142,7 +148,9 @@ final class Settler<T> {
             String token = tokenFor(chunk);
             for (; ; ) {
                 try {
-                    report(chunk, calls.ackAll(jobsOf(chunk), token));
+                    List<Boolean> results = calls.ackAll(jobsOf(chunk), token);
+                    calls.done(token);
+                    report(chunk, results);
                     break;
                 } catch (RuntimeException e) {
                     int failures = 0;

@@ -23,8 +23,8 @@ import java.util.List;
  *     <key>} that key's own (keylimits.lua)
  * @param heldCounts how many jobs each concurrency key has held back: a hash, field the key
  * @param channel the wake channel (not a key)
- * @param replayPrefix the prefix of the replay records: one short-lived string per write call, named by a
- *     token the client generates for the call ({@link #replay(String)})
+ * @param replayPrefix the prefix of the replay records: one string per replay slot, holding the reply of the
+ *     slot's last write call ({@link #replay(String)}, {@link ReplaySlots})
  */
 public record QueueKeys(
         byte[] due,
@@ -114,9 +114,9 @@ public record QueueKeys(
         return bytes(replayPrefix.substring(0, replayPrefix.length() - 2) + "held:" + key);
     }
 
-    /** The replay record of the write call named {@code token}. */
-    public byte[] replay(String token) {
-        return bytes(replayPrefix + token);
+    /** The replay record of replay slot {@code slot} ({@link ReplaySlots#slot(String)}). */
+    public byte[] replay(String slot) {
+        return bytes(replayPrefix + slot);
     }
 
     /** The given keys as a list, in the given order. */

@@ -23,9 +23,10 @@ public final class QueueScripts {
     /** The most renewals per script call. */
     public static final int MAX_EXTENDS = 1000;
     /**
-     * How long a write call's replay record lives: longer than any resend of the call (our retry and the
-     * cluster client's), so a resent claim, ack, nack, reschedule, cancel or enqueue is recognised as the same
-     * call (replay.lua).
+     * How long a write call's replay record lives unless the next call on its replay slot overwrites it
+     * ({@link ReplaySlots}): longer than any resend of the call (our retry, the cluster client's, the worker's
+     * settler), so a resent claim, ack, nack, reschedule, cancel or enqueue is recognised as the same call
+     * (replay.lua). Memory is bounded by the slots, not by this.
      */
     public static final long REPLAY_TTL_MS = 60_000;
 
@@ -46,7 +47,6 @@ public final class QueueScripts {
     private static final Script PROGRESS = QueueLua.load("progress");
     private static final Script RATE_LIMIT = QueueLua.load("rate_limit");
 
-    private static final byte[] REPLAY_TTL = num(REPLAY_TTL_MS);
     /** A replay record's lifetime of 0 ms: the call keeps none (enqueue.lua, ARGV[3]). */
     private static final byte[] NO_REPLAY = num(0);
     /** enqueue.lua's modes of a due time: a delay from the server's TIME, or an absolute epoch ms. */
@@ -56,17 +56,18 @@ public final class QueueScripts {
 
     private final QueueTransport transport;
     private final QueueKeys keys;
-    private final JobIds tokens;
+    private final ReplaySlots slots;
     private final QueueScripts once;
     private volatile boolean enqueuePreloaded;
 
     /**
-     * @param tokens names each write call (its replay record)
+     * @param tokens the names of the replay slots that name each write call (its replay record, {@link
+     *     ReplaySlots})
      */
     public QueueScripts(QueueTransport transport, QueueKeys keys, JobIds tokens) {
         this.transport = transport;
         this.keys = keys;
-        this.tokens = tokens;
+        this.slots = new ReplaySlots(tokens);
         this.once = new QueueScripts(this);
     }
 
@@ -74,7 +75,7 @@ public final class QueueScripts {
     private QueueScripts(QueueScripts of) {
         this.transport = of.transport.once();
         this.keys = of.keys;
-        this.tokens = of.tokens;
+        this.slots = of.slots;
         this.once = this;
     }
 
@@ -84,6 +85,30 @@ public final class QueueScripts {
      */
     public QueueScripts once() {
         return once;
+    }
+
+    /**
+     * A token naming one write call for a caller that resends it on its own (the worker): pass it to every try,
+     * and to {@link #done(String)} once a reply came (the call is never resent), so its replay slot names the
+     * next call and the records stay bounded ({@link ReplaySlots}).
+     */
+    public String newCall() {
+        return slots.lease();
+    }
+
+    /** The call named {@code token} got its reply and is not resent: its replay slot names the next call. */
+    public void done(String token) {
+        slots.done(token);
+    }
+
+    /** The replay record's key of the call named {@code token}. */
+    private byte[] replayKey(String token) {
+        return keys.replay(ReplaySlots.slot(token));
+    }
+
+    /** The scripts' replay argument of the call named {@code token} (replay.lua). */
+    private static byte[] replayArg(String token) {
+        return ReplaySlots.argument(REPLAY_TTL_MS, token);
     }
 
     /** One receipt to present: a claimed job's id and the receipt of its claim. */
@@ -136,11 +161,11 @@ public final class QueueScripts {
         List<byte[]> args = new ArrayList<>(7);
         args.add(keys.channel());
         args.add(transport.shardedFlag());
-        args.add(job.callerId() ? REPLAY_TTL : NO_REPLAY); // a generated id recognises its own resend
-        addJob(args, job);
         // one token for every try of this call: a resend after a lost reply replays the first reply
-        List<byte[]> enqueueKeys =
-                List.of(keys.due(), keys.jobs(), keys.seq(), keys.replay(tokens.next()), keys.stats());
+        String token = slots.lease();
+        args.add(job.callerId() ? replayArg(token) : NO_REPLAY); // a generated id recognises its own resend
+        addJob(args, job);
+        List<byte[]> enqueueKeys = List.of(keys.due(), keys.jobs(), keys.seq(), replayKey(token), keys.stats());
         List<?> reply = (List<?>) transport.runAndWait(
                 "enqueue",
                 ENQUEUE,
@@ -148,6 +173,7 @@ public final class QueueScripts {
                 args,
                 "job '" + job.id() + "' is stored on the primary (enqueueing it again with the same id is idempotent)",
                 true);
+        slots.done(token);
         return stored(reply, 0);
     }
 
@@ -162,13 +188,19 @@ public final class QueueScripts {
         }
         List<List<byte[]>> chunkKeys = new ArrayList<>();
         List<List<byte[]>> chunks = new ArrayList<>();
+        List<String> leased = new ArrayList<>();
         for (int from = 0; from < jobs.size(); from += ENQUEUE_CHUNK) {
             List<NewEntry> part = jobs.subList(from, Math.min(jobs.size(), from + ENQUEUE_CHUNK));
             boolean callerIds = part.stream().anyMatch(NewEntry::callerId);
             List<byte[]> chunk = new ArrayList<>(3 + 4 * part.size());
             chunk.add(keys.channel());
             chunk.add(transport.shardedFlag());
-            chunk.add(callerIds ? REPLAY_TTL : NO_REPLAY); // generated ids recognise their own resend
+            // generated ids recognise their own resend: no record, no slot
+            String token = callerIds ? slots.lease() : null;
+            if (token != null) {
+                leased.add(token);
+            }
+            chunk.add(callerIds ? replayArg(token) : NO_REPLAY);
             byte[] lastDelay = null;
             long lastMs = 0;
             for (NewEntry job : part) {
@@ -186,7 +218,12 @@ public final class QueueScripts {
                 }
             }
             chunks.add(chunk);
-            chunkKeys.add(List.of(keys.due(), keys.jobs(), keys.seq(), keys.replay(tokens.next()), keys.stats()));
+            chunkKeys.add(List.of(
+                    keys.due(),
+                    keys.jobs(),
+                    keys.seq(),
+                    keys.replay(token == null ? "-" : ReplaySlots.slot(token)),
+                    keys.stats()));
         }
         if (!enqueuePreloaded) {
             // once: a later NOSCRIPT re-runs its chunk by body in the pipeline
@@ -195,6 +232,7 @@ public final class QueueScripts {
         }
         List<Object> replies = transport.pipeline(
                 "enqueueAll", ENQUEUE, chunkKeys, chunks, "every job of the batch is stored on the primary", true);
+        leased.forEach(slots::done);
         for (Object r : replies) {
             List<?> reply = (List<?>) r;
             for (int k = 0; 1 + 2 * k < reply.size(); k++) {
@@ -254,7 +292,7 @@ public final class QueueScripts {
                 keys.dead(),
                 keys.errors(),
                 keys.seq(),
-                keys.replay(token),
+                replayKey(token),
                 keys.stats(),
                 keys.paused(),
                 keys.rateLimit(),
@@ -265,7 +303,7 @@ public final class QueueScripts {
         args.add(num(visibilityMs));
         args.add(num(maxAttempts));
         args.add(num(RETURN_LIMIT));
-        args.add(REPLAY_TTL);
+        args.add(replayArg(token));
         args.add(flag(worker));
         addReceipts(args, acks);
         List<?> reply = (List<?>) transport.run("claim", CLAIM, claimKeys, args);
@@ -293,16 +331,18 @@ public final class QueueScripts {
      * further call is named {@code token.<n>}.
      */
     public List<Boolean> ack(String op, List<Receipt> receipts, String stored, boolean strict, String token) {
+        String call = token == null ? slots.lease() : token;
         List<List<byte[]>> chunkKeys = new ArrayList<>();
         List<List<byte[]>> chunks = new ArrayList<>();
         for (int from = 0; from < receipts.size(); from += MAX_ACKS) {
             List<byte[]> chunk = new ArrayList<>();
-            chunk.add(REPLAY_TTL);
+            chunk.add(replayArg(call));
             chunk.add(transport.shardedFlag()); // the wake notice when jobs held for a key go back to due
             addReceipts(chunk, receipts.subList(from, Math.min(receipts.size(), from + MAX_ACKS)));
             chunks.add(chunk);
-            String name = token == null ? tokens.next() : from == 0 ? token : token + "." + from / MAX_ACKS;
-            chunkKeys.add(List.of(keys.jobs(), keys.inflight(), keys.errors(), keys.replay(name), keys.stats()));
+            // past the first chunk, each chunk has a slot of its own: <slot>.<n>
+            String slot = ReplaySlots.slot(call) + (from == 0 ? "" : "." + from / MAX_ACKS);
+            chunkKeys.add(List.of(keys.jobs(), keys.inflight(), keys.errors(), keys.replay(slot), keys.stats()));
         }
         List<Object> replies = chunks.size() == 1
                 ? List.of(transport.runAndWait(op, ACK, chunkKeys.get(0), chunks.get(0), stored, strict))
@@ -310,6 +350,9 @@ public final class QueueScripts {
         List<Boolean> out = new ArrayList<>(receipts.size());
         for (Object reply : replies) {
             out.addAll(flags((List<?>) reply));
+        }
+        if (token == null) {
+            slots.done(call);
         }
         return out;
     }
@@ -332,14 +375,9 @@ public final class QueueScripts {
      */
     public Settled nack(
             String op, Receipt job, String error, long delayMs, int attemptsLimit, DeadCause cause, String token) {
+        String call = token == null ? slots.lease() : token;
         List<byte[]> nackKeys = List.of(
-                keys.jobs(),
-                keys.inflight(),
-                keys.due(),
-                keys.dead(),
-                keys.errors(),
-                keys.stats(),
-                keys.replay(token == null ? tokens.next() : token));
+                keys.jobs(), keys.inflight(), keys.due(), keys.dead(), keys.errors(), keys.stats(), replayKey(call));
         List<byte[]> args = List.of(
                 utf8(job.id()),
                 utf8(job.receipt()),
@@ -349,8 +387,11 @@ public final class QueueScripts {
                 keys.channel(),
                 transport.shardedFlag(),
                 utf8(cause.code()),
-                REPLAY_TTL);
+                replayArg(call));
         long r = (Long) transport.run(op, NACK, nackKeys, args);
+        if (token == null) {
+            slots.done(call);
+        }
         return r == 0 ? Settled.STALE : r == 1 ? Settled.RETRYING : Settled.DEAD;
     }
 
@@ -361,8 +402,8 @@ public final class QueueScripts {
      * rescheduled, false when the receipt is stale.
      */
     public boolean reschedule(Receipt job, long delayMs, byte[] replacementTail, String token) {
-        List<byte[]> rKeys =
-                List.of(keys.jobs(), keys.inflight(), keys.due(), keys.replay(token == null ? tokens.next() : token));
+        String call = token == null ? slots.lease() : token;
+        List<byte[]> rKeys = List.of(keys.jobs(), keys.inflight(), keys.due(), replayKey(call));
         List<byte[]> args = List.of(
                 utf8(job.id()),
                 utf8(job.receipt()),
@@ -371,8 +412,12 @@ public final class QueueScripts {
                 num(replacementTail == null ? 0 : 1),
                 replacementTail == null ? new byte[0] : replacementTail,
                 transport.shardedFlag(),
-                REPLAY_TTL);
-        return (Long) transport.run("reschedule", RESCHEDULE, rKeys, args) == 1L;
+                replayArg(call));
+        boolean r = (Long) transport.run("reschedule", RESCHEDULE, rKeys, args) == 1L;
+        if (token == null) {
+            slots.done(call);
+        }
+        return r;
     }
 
     /**
@@ -407,10 +452,14 @@ public final class QueueScripts {
     /** cancel.lua: deletes the job in any state; true when it existed. Idempotent under resend. */
     public boolean cancel(String id) {
         // one token for every try of this call: a resend after a lost reply is told what the first try did
-        List<byte[]> cKeys = List.of(
-                keys.jobs(), keys.due(), keys.inflight(), keys.dead(), keys.errors(), keys.replay(tokens.next()));
-        return (Long) transport.run("cancel", CANCEL, cKeys, List.of(utf8(id), REPLAY_TTL, transport.shardedFlag()))
+        String call = slots.lease();
+        List<byte[]> cKeys =
+                List.of(keys.jobs(), keys.due(), keys.inflight(), keys.dead(), keys.errors(), replayKey(call));
+        boolean r = (Long) transport.run(
+                        "cancel", CANCEL, cKeys, List.of(utf8(id), replayArg(call), transport.shardedFlag()))
                 == 1L;
+        slots.done(call);
+        return r;
     }
 
     /**

@@ -3,9 +3,9 @@
 --
 -- KEYS[1] jobs hash, KEYS[2] in-flight zset, KEYS[3] errors hash (the last error and the progress of each job:
 --         both deleted, in one HDEL),
--- KEYS[4] the replay record of this call (replay.lua; deleted after ARGV[1] ms)
+-- KEYS[4] the replay record of this call (replay.lua: its slot's record; see ARGV[1])
 -- KEYS[5] stats hash: field 'acked' counts the jobs deleted here (one HINCRBY per call)
--- ARGV[1] how long the replay record lives, ms
+-- ARGV[1] the replay argument, '<ttl ms> <call id>' (replay.lua)
 -- ARGV[2] '1' to publish with SPUBLISH (Redis 7.0+ cluster), else PUBLISH: the wake notice when an acked job with
 --         a concurrency key lets held jobs of its key back to due (keylimits.lua; on the channel <prefix>wake)
 -- ARGV[3..] pairs: job id 1, receipt 1, job id 2, receipt 2, ... (at most 500 pairs per call)
@@ -13,8 +13,8 @@
 --         (the job was returned to due, redelivered, settled or cancelled since that claim), the job does
 --         not exist, or the same id came earlier in this call
 --
--- Replay: the client names each call by KEYS[4] (the same when it resends the call after a lost reply); when
--- the record exists the call already ran, and its recorded results are returned, so a resent ack is told
+-- Replay: the client names each call by a slot (KEYS[4]) and a call id (the same when it resends the call); when
+-- the record holds this call's id the call already ran, and its recorded results are returned, so a resent ack is told
 -- "acked", not "stale", about its own earlier success.
 --@include envelope.lua
 --@include levels.lua
@@ -23,7 +23,7 @@
 --@include progress_field.lua
 --@include replay.lua
 if redis.replicate_commands then redis.replicate_commands() end
-local earlier = replayed(KEYS[4])
+local earlier = replayed(KEYS[4], ARGV[1])
 if earlier then return earlier end
 local n = (#ARGV - 2) / 2
 local ids = {}

@@ -1,16 +1,16 @@
 -- cancel: deletes a job in any state (due, in flight or dead). An in-flight job's later ack is refused.
 --
 -- KEYS[1] jobs hash, KEYS[2] due zset (of level 0, levels.lua), KEYS[3] in-flight zset, KEYS[4] dead zset, KEYS[5] errors hash (its last error and progress),
--- KEYS[6] the replay record of this call (replay.lua; deleted after ARGV[2] ms)
--- ARGV[1] job id, ARGV[2] how long the replay record lives, ms, ARGV[3] '1' to publish with SPUBLISH (Redis 7.0+
+-- KEYS[6] the replay record of this call (replay.lua: its slot's record; see ARGV[2])
+-- ARGV[1] job id, ARGV[2] the replay argument, '<ttl ms> <call id>' (replay.lua), ARGV[3] '1' to publish with SPUBLISH (Redis 7.0+
 -- cluster), else PUBLISH (the wake notice below)
 -- returns 1 when the job existed and was deleted, 0 when there was no such job
 -- A job with a concurrency key is taken out of the key's held jobs or, in flight, frees its slot (its key's running
 -- count goes 1 down), and the key's next held jobs go back to due while it has free slots (keylimits.lua), with a
 -- wake notice.
 --
--- Replay: the client names each call by KEYS[6] (the same when it resends the call after a lost reply); when
--- the record exists the call already ran and its recorded result is returned: a resent cancel is told
+-- Replay: the client names each call by a slot (KEYS[6]) and a call id (the same when it resends the call); when
+-- the record holds this call's id the call already ran and its recorded result is returned: a resent cancel is told
 -- "cancelled", and it never deletes a job enqueued again with the same id since.
 --@include envelope.lua
 --@include levels.lua
@@ -19,7 +19,7 @@
 --@include progress_field.lua
 --@include replay.lua
 if redis.replicate_commands then redis.replicate_commands() end
-local earlier = replayed(KEYS[6])
+local earlier = replayed(KEYS[6], ARGV[2])
 if earlier then return earlier end
 local id = ARGV[1]
 local env = redis.call('HGET', KEYS[1], id)

@@ -12,7 +12,7 @@
 -- KEYS[2] in-flight zset (score = visibility deadline, epoch ms), KEYS[3] jobs hash,
 -- KEYS[4] dead zset (score = time of death, epoch ms), KEYS[5] errors hash (id -> last error; 0xFF + id ->
 -- progress, progress_field.lua: both deleted with an acked job),
--- KEYS[6] sequence counter, KEYS[7] the replay record of this call (a string, deleted after ARGV[5] ms)
+-- KEYS[6] sequence counter, KEYS[7] the replay record of this call (replay.lua: its slot's record; see ARGV[5])
 -- KEYS[8] stats hash: 'acked' += the acks that matched, 'dead' += the expired jobs moved to the dead letters
 -- KEYS[9] the paused marker (pause.lua): while it exists no due job is claimed (acks and returns still run)
 -- KEYS[10] the rate limit, KEYS[11] its GCRA state (queue_rate.lua): with a limit, a claim takes at most what
@@ -20,7 +20,7 @@
 -- KEYS[12] the liveness mark (liveness.lua): while its hold lasts, only in-flight jobs whose deadline is at most
 -- the hold's start are returned; a worker's claim refreshes it and starts a hold when it finds a gap
 -- ARGV[1] max jobs to claim, ARGV[2] visibility timeout ms, ARGV[3] max attempts,
--- ARGV[4] max expired in-flight jobs to return in this call, ARGV[5] how long the replay record lives, ms,
+-- ARGV[4] max expired in-flight jobs to return in this call, ARGV[5] the replay argument, '<ttl ms> <call id>' (replay.lua),
 -- ARGV[6] '1' for a DelayQueueWorker's claim (it keeps the liveness mark), else '0'
 -- ARGV[7..] pairs to ack first: job id, receipt (as in ack.lua)
 -- returns {now micros, next wake ms (earliest due or visibility deadline, or with priority levels any due time
@@ -29,8 +29,8 @@
 --          {ack result per pair, 1 deleted or 0 stale, as in ack.lua},
 --          id 1, envelope 1 (after the claim), last error 1 ("" if none), id 2, ...}
 --
--- Replay: the client names each call by KEYS[7] (a fresh token per call, the same when it resends the call after
--- a lost reply). When that record exists the call already ran: nothing is acked or claimed again; the reply
+-- Replay: the client names each call by a slot (KEYS[7]) and a call id in ARGV[5] (the same when it resends the call after
+-- a lost reply). When that record holds this call's id the call already ran: nothing is acked or claimed again; the reply
 -- gives the recorded ack results and those jobs of the recorded claim that are still in flight under the
 -- recorded receipt, so a lost reply never leaves claimed jobs in flight with no handler, spending an attempt.
 -- The record (cmsgpack: {ack flags, id 1, receipt 1, ...}) is written only when the call acked or claimed.
@@ -74,7 +74,7 @@ local function wakeAt(levels)
   return wake
 end
 
-local r = replayed(KEYS[7])
+local r = replayed(KEYS[7], ARGV[5])
 if r then
   local out = {nowUs, -1, r[1]}
   local ids, receipts = {}, {}

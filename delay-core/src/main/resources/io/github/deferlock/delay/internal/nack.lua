@@ -3,13 +3,13 @@
 --
 -- KEYS[1] jobs hash, KEYS[2] in-flight zset, KEYS[3] due zset (of level 0: a job with a priority goes back to its level, levels.lua), KEYS[4] dead zset, KEYS[5] errors hash,
 -- KEYS[6] stats hash ('dead' += 1 when the job is moved to the dead letters),
--- KEYS[7] the replay record of this call (replay.lua; deleted after ARGV[9] ms)
+-- KEYS[7] the replay record of this call (replay.lua: its slot's record; see ARGV[9])
 -- ARGV[1] job id, ARGV[2] receipt, ARGV[3] error text (stored as the last error),
 -- ARGV[4] retry delay ms, ARGV[5] max attempts (0 = dead-letter now), ARGV[6] wake channel,
 -- ARGV[7] '1' to publish with SPUBLISH (Redis 7.0+ cluster), else PUBLISH,
 -- ARGV[8] the cause stored in the dead envelope's receipt field when it dies with ARGV[5] = 0 ('d' deadLetter,
 --         'u' undecodable payload); when it used its attempts the cause is 'a'
--- ARGV[9] how long the replay record lives, ms
+-- ARGV[9] the replay argument, '<ttl ms> <call id>' (replay.lua)
 -- returns 0 stale receipt or no such job, 1 due again at now + delay, 2 moved to the dead letters
 -- A job with a concurrency key frees its slot and lets the key's next held jobs back to due (keylimits.lua), with
 -- a wake notice.
@@ -22,7 +22,7 @@
 --@include notice.lua
 --@include replay.lua
 if redis.replicate_commands then redis.replicate_commands() end
-local earlier = replayed(KEYS[7])
+local earlier = replayed(KEYS[7], ARGV[9])
 if earlier then return earlier end
 local id = ARGV[1]
 local env = redis.call('HGET', KEYS[1], id)

@@ -2,11 +2,10 @@
 -- delivery as an attempt (a deferral, not a failure), optionally replacing its payload.
 --
 -- KEYS[1] jobs hash, KEYS[2] in-flight zset, KEYS[3] due zset (of level 0; a job with a priority goes back to its level, levels.lua),
--- KEYS[4] the replay record of this call (replay.lua; deleted after ARGV[8] ms)
+-- KEYS[4] the replay record of this call (replay.lua: its slot's record; see ARGV[8])
 -- ARGV[1] job id, ARGV[2] receipt, ARGV[3] delay ms, ARGV[4] wake channel,
 -- ARGV[5] "1" to replace the payload field with ARGV[6] (headers and payload; the job keeps its priority), "0" to keep it,
--- ARGV[7] '1' to publish with SPUBLISH (Redis 7.0+ cluster), else PUBLISH, ARGV[8] how long the replay record
--- lives, ms
+-- ARGV[7] '1' to publish with SPUBLISH (Redis 7.0+ cluster), else PUBLISH, ARGV[8] the replay argument (replay.lua)
 -- returns 1 when rescheduled, 0 when the receipt is stale or the job does not exist
 -- A job with a concurrency key keeps it (also with a new payload), frees its slot and lets the key's next held
 -- jobs back to due (keylimits.lua), with a wake notice.
@@ -19,7 +18,7 @@
 --@include notice.lua
 --@include replay.lua
 if redis.replicate_commands then redis.replicate_commands() end
-local earlier = replayed(KEYS[4])
+local earlier = replayed(KEYS[4], ARGV[8])
 if earlier then return earlier end
 local id = ARGV[1]
 local env = redis.call('HGET', KEYS[1], id)
