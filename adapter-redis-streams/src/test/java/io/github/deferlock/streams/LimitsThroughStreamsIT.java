@@ -67,12 +67,16 @@ final class LimitsThroughStreamsIT {
             assertThat(f.recorder.deferred.get())
                     .as("entries that met the limit and were deferred")
                     .isPositive();
-            // GCRA: any 1 s window holds at most rate + burst - 1 starts
+            // GCRA: any 1 s window of the server's grants holds at most rate + burst - 1 starts. The starts are
+            // read here, after each grant's reply: a start lags its grant by a round trip plus scheduling, by
+            // different amounts, so two starts whose grants were just over 1 s apart can land inside one 1 s
+            // window of this clock (seen once: 22 of a bound of 21). Windows shorter by that lag's spread (100 ms
+            // allowed) hold only starts whose grants lay within 1 s; a limiter that let more through still fails
             List<Long> sorted = new ArrayList<>(starts);
             Collections.sort(sorted);
             int most = 0;
             for (int i = 0, j = 0; i < sorted.size(); i++) {
-                while (sorted.get(i) - sorted.get(j) >= 1_000_000_000L) {
+                while (sorted.get(i) - sorted.get(j) >= 1_000_000_000L - 100_000_000L) {
                     j++;
                 }
                 most = Math.max(most, i - j + 1);
