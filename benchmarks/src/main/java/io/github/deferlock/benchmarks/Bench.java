@@ -320,6 +320,7 @@ public final class Bench {
                 "drain at concurrency 8 with limits not reached", "queue.drain.t8.limited", queue::drainLimited));
         g.add(new Group("open-loop enqueue", "queue.openloop.", queue::openLoop));
         g.add(new Group("lateness", "queue.lateness.", queue::lateness));
+        g.add(new Group("lateness at hz 100", "queue.lateness.hz100.", queue::latenessAtHz100));
         g.add(new Group("idle cost", "queue.idle.", queue::idle));
         g.add(new Group("memory per pending job", "queue.memory.", queue::memory));
         g.add(new Group("replay records after a full drain", "queue.replay.", queue::replay));

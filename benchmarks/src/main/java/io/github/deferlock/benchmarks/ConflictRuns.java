@@ -47,7 +47,6 @@ final class ConflictRuns {
         this.results = results;
     }
 
-    /** What one run produced; {@code reDeferrals} per deferred message (NaN without DEFER). */
     /**
      * What one run produced; {@code reDeferrals} per deferred message (NaN without DEFER); {@code hotOnConsumers}
      * the share of the hot messages whose handler ran on a consumer thread (the rest ran on the deferral worker).

@@ -27,6 +27,13 @@ final class Metrics {
     static final List<Integer> LOADS = List.of(25, 50, 75);
     /** Lateness due rates, jobs/s. */
     static final List<Integer> DUE_RATES = List.of(500, 2000);
+
+    /**
+     * Due rates measured again with the server at {@code hz 100}: Redis checks blocked clients' timeouts in its
+     * cron, {@code hz} times a second, and BullMQ's workers wait for the next delayed job in a blocking pop
+     * whose timeout is that job's delay, so their lateness follows {@code hz}; deferlock's does not.
+     */
+    static final List<Integer> HZ100_DUE_RATES = List.of(500);
     /** Percentiles of an open-loop run and their id suffixes. */
     static final List<String> PERCENTILES = List.of("p50", "p99", "p999", "max");
 
@@ -151,6 +158,13 @@ final class Metrics {
             m.add(lower(p + "p99", "ms", "p99 lateness, " + what, Sides.CONSUMING, absolute(5), ratio(BULLMQ, 1)));
             m.add(lower(p + "max", "ms", "max lateness, " + what, Sides.CONSUMING));
             m.add(lower(p + "early", "jobs", "jobs handled before their due time, " + what, Sides.CONSUMING));
+        }
+        for (int r : HZ100_DUE_RATES) {
+            String p = "queue.lateness.hz100." + r + ".";
+            String what = "jobs falling due at " + r + "/s, 2 consumers, the server at `hz 100` (default 10);"
+                    + " handler start − due time, one clock";
+            m.add(lower(p + "p50", "ms", "p50 lateness, " + what, Sides.CONSUMING));
+            m.add(lower(p + "p99", "ms", "p99 lateness, " + what, Sides.CONSUMING, absolute(5), ratio(BULLMQ, 1)));
         }
         m.add(lower(
                 "queue.idle.clientCommandsPerSec",

@@ -450,6 +450,51 @@ final class QueueRuns {
         }
     }
 
+    /**
+     * {@code queue.lateness.hz100.<rate>.*}: the same run as {@link #lateness()} with the server's {@code hz} set
+     * to 100 for each round (restored to its value before after it), every side alike. BullMQ's workers wait for
+     * a delayed job in a blocking pop whose timeout Redis only checks {@code hz} times a second.
+     */
+    void latenessAtHz100() {
+        for (int rate : Metrics.HZ100_DUE_RATES) {
+            String p = "queue.lateness.hz100." + rate + ".";
+            Rounds.run(p + "*", settings.rounds(), sides(Sides.CONSUMING, p + "p50", p + "p99"), (side, round) -> {
+                redis.flushAll();
+                String hz;
+                try (Jedis c = redis.connection()) {
+                    hz = c.configGet("hz").getOrDefault("hz", "10");
+                    c.configSet("hz", "100");
+                }
+                Lateness l;
+                try {
+                    l = side.equals(Sides.BULLMQ) ? bullmqLateness(rate) : javaLateness(side, rate);
+                } finally {
+                    try (Jedis c = redis.connection()) {
+                        c.configSet("hz", hz);
+                    }
+                }
+                boolean sat = l.saturated();
+                results.add(p + "p50", side, l.percentileMillis(50), sat);
+                results.add(p + "p99", side, l.percentileMillis(99), sat);
+                Progress.line(
+                        "%-36s %-22s p50 %s p99 %s ms at hz 100%s",
+                        p + "*",
+                        side + " r" + round,
+                        Report.number(l.percentileMillis(50)),
+                        Report.number(l.percentileMillis(99)),
+                        sat ? " SATURATED" : "");
+            });
+            results.note(
+                    p + "p99",
+                    "method",
+                    "as queue.lateness." + rate + ".p99, with `CONFIG SET hz 100` before each round and the server's"
+                            + " own value (10 unless configured) restored after it, for every side; Redis checks the"
+                            + " timeouts of blocked clients in its cron, hz times a second, and BullMQ's workers wait"
+                            + " for the next delayed job in a blocking pop whose timeout is that job's delay, so their"
+                            + " lateness follows hz; deferlock's workers are woken by a notice or their own timer");
+        }
+    }
+
     private Lateness javaLateness(String side, int rate) throws Exception {
         int n = (int) (rate * settings.latenessWindow().toMillis() / 1000);
         long delayMicros = settings.latenessDelay().toMillis() * 1000;

@@ -25,7 +25,6 @@ final class Text {
         return t.length() <= max ? t : t.substring(0, max - 1) + "…";
     }
 
-    /** A duration for people: {@code 850ms}, {@code 12.3s}, {@code 4m05s}, {@code 2h03m}, {@code 3d04h}. */
     /**
      * The age of the oldest parked item of a lock: a duration, {@code -} when nothing is parked, {@code unknown}
      * when the head records no park time.
@@ -37,6 +36,7 @@ final class Text {
         return l.oldestParkedAge().map(Text::duration).orElse("unknown");
     }
 
+    /** A duration for people: {@code 850ms}, {@code 12.3s}, {@code 4m05s}, {@code 2h03m}, {@code 3d04h}. */
     static String duration(Duration d) {
         long ms = d.toMillis();
         if (ms < 1000) {

@@ -2,6 +2,7 @@ package io.github.deferlock.lock;
 
 import io.github.deferlock.redis.internal.RateLimits;
 import io.github.deferlock.redis.internal.Require;
+import java.io.Serializable;
 import java.time.Duration;
 
 /**
@@ -17,7 +18,7 @@ import java.time.Duration;
  * @param interval the interval
  * @param burst how many starts an idle limiter grants at once
  */
-public record RateLimit(int rate, Duration interval, int burst) {
+public record RateLimit(int rate, Duration interval, int burst) implements Serializable {
 
     /**
      * Validates the limit.

@@ -69,7 +69,7 @@ final class OrphanSweep<T> implements AutoCloseable {
         this.recovery = recovery;
         this.keys = new LinkedHashMap<>(16, 0.75f, true) {
             @Override
-            protected boolean removeEldestEntry(Map.Entry<String, Entry<T>> eldest) {
+            protected boolean removeEldestEntry(Map.Entry<String, OrphanSweep.Entry<T>> eldest) {
                 return size() > OrphanSweep.this.capacity;
             }
         };
