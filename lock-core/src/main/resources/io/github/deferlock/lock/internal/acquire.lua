@@ -3,10 +3,11 @@
 -- hold to its own next local waiter with the next token of the block, without a round trip. Every later
 -- acquisition, by anyone, moves past the whole block, so tokens stay strictly increasing per key.
 --
--- Fencing tokens survive data loss: before the block is reserved, a counter that is missing or below the
--- server's TIME in microseconds is raised to it. So after a restart without persistence, or a failover that
--- lost the last INCRBY, tokens continue above every earlier one, as long as the server clock does not go
--- backwards and a key averages fewer than one token per microsecond (docs/lock-keys.md).
+-- Fencing tokens survive data loss: a counter that is missing or below the server's TIME in microseconds
+-- (now) is raised, the block then being [now, now + n - 1] (fence.lua). So after a restart without
+-- persistence, or a failover that lost the last counter write, tokens continue above every earlier one, as long
+-- as the server clock does not go backwards and a key averages fewer than one token per microsecond
+-- (docs/lock-keys.md).
 --
 -- Waiting processes queue in FIFO order (waiters.lua): a caller that will wait and finds the key taken is
 -- queued (or refreshes its place), and a key that is free or reserved ('~' .. id) goes to the queue's live
@@ -43,23 +44,18 @@
 --         [value - ARGV[3] + 1, value]), also when the key already holds ARGV[1] (a resent call);
 --         {0, remaining TTL of the holder's key (or of the head's reservation) in ms, or -1 when it has
 --         none} when taken; {0, -3} when refused because work is parked (ARGV[9]).
--- Errors: WRONGTYPE when the lock key holds a non-string value; the INCRBY error when the counter is not an
---         integer (the lock key is removed again, so nothing is left behind).
+-- Errors: WRONGTYPE when the lock key holds a non-string value; WRONGTYPE or INCRBY's error when the counter is
+--         not a string or not an integer (the counter is left as it was and the lock key is removed again, so
+--         nothing is left behind).
 redis.replicate_commands() -- TIME before writes: replicate effects (the default since Redis 5; kept for 6.2)
 --@include waiters.lua
+--@include fence.lua
 
 local key, waiters, deadlines = KEYS[1], KEYS[3], KEYS[4]
 local token, waiter, mode = ARGV[1], ARGV[4], ARGV[5]
 
 local function reserve()
-  local time = redis.call('TIME')
-  local now = time[1] .. string.format('%06d', tonumber(time[2]))
-  local current = redis.pcall('GET', KEYS[2])
-  if current == false
-      or (type(current) == 'string' and string.match(current, '^%d+$') and tonumber(current) < tonumber(now)) then
-    redis.call('SET', KEYS[2], now)
-  end
-  return redis.pcall('INCRBY', KEYS[2], ARGV[3])
+  return reserveFence(KEYS[2], tonumber(ARGV[3]))
 end
 
 local function granted()

@@ -7,7 +7,7 @@
 -- The caller may go on holding the key when the lock key holds exactly ARGV[4] (the caller's token: a waiter
 -- that queued behind the hold marks the value with '+', acquire.lua, and then the key goes to it through the
 -- release as usual). The next fencing token is the counter + 1, or the server's TIME in µs when the counter is
--- missing or below it (the same rising-across-data-loss rule as acquire.lua).
+-- missing or below it (fence.lua, the same rising-across-data-loss rule as acquire.lua).
 --
 -- KEYS[1]  parked FIFO           p{e}:parked
 -- KEYS[2]  parked items          p{e}:parked-items
@@ -25,6 +25,7 @@
 --         (the counter now holds it), else 0 (the caller releases the key and acquires it again).
 --         A counter that is not an integer gives fence 0 (the caller's next acquisition reports it).
 redis.replicate_commands() -- TIME before writes: replicate effects (the default since Redis 5; kept for 6.2)
+--@include fence.lua
 if redis.call('LINDEX', KEYS[1], 0) == ARGV[3] then
   redis.call('LPOP', KEYS[1])
   redis.call('HDEL', KEYS[2], ARGV[3])
@@ -50,14 +51,7 @@ for _ = 1, 100 do
     local size = redis.call('LLEN', KEYS[1])
     local fence = 0
     if ARGV[4] ~= '' and redis.call('GET', KEYS[5]) == ARGV[4] then
-      local time = redis.call('TIME')
-      local now = time[1] .. string.format('%06d', tonumber(time[2]))
-      local current = redis.pcall('GET', KEYS[6])
-      if current == false
-          or (type(current) == 'string' and string.match(current, '^%d+$') and tonumber(current) < tonumber(now)) then
-        redis.call('SET', KEYS[6], now)
-      end
-      local raised = redis.pcall('INCRBY', KEYS[6], 1)
+      local raised = reserveFence(KEYS[6], 1)
       if type(raised) == 'number' then
         fence = raised
       end

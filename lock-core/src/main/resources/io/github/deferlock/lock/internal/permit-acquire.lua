@@ -29,6 +29,7 @@
 --         under limit n, not ARGV[3] (nothing granted).
 redis.replicate_commands() -- TIME before writes: replicate effects (the default since Redis 5; kept for 6.2)
 --@include permits.lua
+--@include fence.lua
 
 local holders, records, fenceKey, waiters, deadlines = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local token, lease, limit, waiter, mode = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4], ARGV[5]
@@ -90,19 +91,10 @@ if granted then
     slot = slot + 1
   end
   -- the token: the counter + 1, or the server's TIME in microseconds when the counter is missing or below it
-  -- (one write either way)
-  local micros = time[1] .. string.format('%06d', tonumber(time[2]))
-  local current = redis.pcall('GET', fenceKey)
-  local fence
-  if current == false
-      or (type(current) == 'string' and string.match(current, '^%d+$') and tonumber(current) < tonumber(micros)) then
-    redis.call('SET', fenceKey, micros)
-    fence = tonumber(micros)
-  else
-    fence = redis.pcall('INCRBY', fenceKey, 1)
-    if type(fence) == 'table' and fence.err then
-      return fence
-    end
+  -- (fence.lua; the TIME read above)
+  local fence = reserveFence(fenceKey, 1, time)
+  if type(fence) == 'table' and fence.err then
+    return fence
   end
   redis.call('ZADD', holders, now + lease, token)
   redis.call('HSET', records, 'limit', limit, 't:' .. token, string.format('%d:%d', slot, fence))
