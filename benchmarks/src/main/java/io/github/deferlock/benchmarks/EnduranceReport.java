@@ -220,7 +220,8 @@ final class EnduranceReport {
                 .append(latency(doc, warmup, "lockP99Ms"))
                 .append("; job enqueue → handler start ")
                 .append(latency(doc, warmup, "jobP99Ms"))
-                .append(".\n\n");
+                .append(". Each window ends in the sample's own `System.gc()` (a full collection of a small heap in"
+                        + " both JVMs at once), which these tails include.\n\n");
         for (String chart : CHARTS) {
             sb.append("![")
                     .append(chart.replace(".png", ""))
