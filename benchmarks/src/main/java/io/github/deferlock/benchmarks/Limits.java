@@ -71,7 +71,7 @@ final class Limits {
 
     private static String scriptNote(String s) {
         return switch (s) {
-            case "acquire" -> " (a fresh random key each call: the SET NX + INCRBY path)";
+            case "acquire" -> " (a fresh random key each call: the SET NX + fencing-counter raise path)";
             case "release" -> " (random keys not held: the GET-only path)";
             case "renew" -> " (one random key not held: the GET-only path)";
             case "enqueue" -> " (one job, 1 h delay, random id)";
