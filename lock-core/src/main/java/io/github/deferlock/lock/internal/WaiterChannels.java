@@ -61,7 +61,7 @@ final class WaiterChannels implements AutoCloseable {
         Entry e = entries.get(name);
         if (e == null) {
             e = new Entry();
-            e.subscription = notices.watch(channel, () -> signal(name));
+            e.subscription = notices.watchMessages(channel, message -> signal(name, message));
             entries.put(name, e);
         }
         e.users++;
@@ -77,11 +77,35 @@ final class WaiterChannels implements AutoCloseable {
         };
     }
 
-    private void signal(String name) {
+    private void signal(String name, byte[] message) {
         KeyState st = states.apply(name);
         if (st != null) {
+            long grant = grantOf(message);
+            if (grant > 0) {
+                st.offerGrant(grant);
+            }
             st.signal();
         }
+    }
+
+    /**
+     * The last fencing token of the block a release granted to this engine's waiter, from a notice {@code
+     * =<token>} (release.lua); 0 for any other notice ({@code ~}: reserved, take it with a request; {@code +}:
+     * a permit may be free; null: look again).
+     */
+    static long grantOf(byte[] message) {
+        if (message == null || message.length < 2 || message.length > 20 || message[0] != '=') {
+            return 0;
+        }
+        long fence = 0;
+        for (int i = 1; i < message.length; i++) {
+            byte b = message[i];
+            if (b < '0' || b > '9') {
+                return 0;
+            }
+            fence = fence * 10 + (b - '0');
+        }
+        return fence;
     }
 
     /** Under this monitor. */
