@@ -87,7 +87,7 @@ final class CrossProcessContention {
         try {
             while (true) {
                 long seen = st.signal.count();
-                if (queued && !yieldToParked) {
+                if (queued && !yieldToParked && scripts.takesGrantsFromNotices()) {
                     long fence = st.takeGrant();
                     Hold granted = fence > 0 ? adoptGrant(st, fence, lastSentAt, leaseMillis, leaseNanos, renew) : null;
                     if (granted != null) {

@@ -86,6 +86,15 @@ final class LockScripts {
         this.waiterId = HexFormat.of().formatHex(id).getBytes(StandardCharsets.US_ASCII);
     }
 
+    /**
+     * Whether a contender may take a key a release granted to it from the notice alone, without a request: not
+     * when acquisitions must reach replicas ({@code WAIT}), which only a request on the key's connection can
+     * wait for (the request finds the grant, acquire.lua, and waits as any acquisition).
+     */
+    boolean takesGrantsFromNotices() {
+        return config.replicas() == 0;
+    }
+
     /** This engine's waiter id (16 hex digits): the name its contenders queue under (waiters.lua). */
     byte[] waiterId() {
         return waiterId;
