@@ -83,12 +83,12 @@ final class CrossProcessContention {
         WaiterChannels.Use watching = null;
         boolean queued = false; // this engine may have an entry in the key's waiter queue
         long lastSentAt = 0;
-        st.dropOfferedGrant(); // a notice before this wait's first request belongs to an earlier wait
+        channels.dropOfferedGrant(st); // a notice before this wait's first request belongs to an earlier wait
         try {
             while (true) {
                 long seen = st.signal.count();
                 if (queued && !yieldToParked && scripts.takesGrantsFromNotices()) {
-                    long fence = st.takeGrant();
+                    long fence = channels.takeGrant(st);
                     Hold granted = fence > 0 ? adoptGrant(st, fence, lastSentAt, leaseMillis, leaseNanos, renew) : null;
                     if (granted != null) {
                         queued = false; // the release took the waiter out of the queue
@@ -108,7 +108,7 @@ final class CrossProcessContention {
                 long[] reply = scripts.acquire(st, token, lease, renew, queue, borrow, yieldToParked);
                 if (reply[0] == 1) {
                     queued = false; // a grant takes the caller out of the queue
-                    st.knownFence(reply[1]);
+                    channels.knownFence(st, reply[1]);
                     if (reply[2] == 1) {
                         token = scripts.grantToken(reply[1]); // granted by a release; now extended to the lease
                     }
@@ -153,14 +153,15 @@ final class CrossProcessContention {
      * its lease off the caller's thread: a watchdog hold by a renewal at once, a hold with a lease by a
      * compare-and-{@code PEXPIRE} to it. A grant not extended by then is reported lost.
      *
-     * @return the hold, or null when the grant's life may have run out already (the caller asks Redis)
+     * @return the hold, or null when less than half the grant's life may be left (the caller asks Redis,
+     *     which finds the grant and extends it in the same script, acquire.lua)
      */
     private Hold adoptGrant(
             KeyState st, long fence, long lastSentAt, long leaseMillis, long leaseNanos, boolean renew) {
         long now = clock.nanoTime();
         long until = lastSentAt + Math.min(WAITER_LIFE_NANOS, leaseNanos);
-        if (until - now <= 0) {
-            return null;
+        if (until - now < Math.min(WAITER_LIFE_NANOS, leaseNanos) / 2) {
+            return null; // the notice came late (a stalled process): less than half the grant's life may be left
         }
         long first = fence - (renew ? HandOffChain.BLOCK : 1) + 1;
         Hold hold = Hold.granted(
@@ -210,7 +211,8 @@ final class CrossProcessContention {
         try {
             long passedOn = Retry.QUICK_CONNECTION_ERRORS.call(() -> scripts.leave(st));
             if (passedOn > 3) {
-                st.knownFence(passedOn); // a grant this waiter did not take: its notice, if still coming, is stale
+                channels.knownFence(
+                        st, passedOn); // a grant this waiter did not take: its notice, if still coming, is stale
             }
         } catch (RuntimeException e) {
             LOG.debug(

@@ -31,51 +31,6 @@ final class KeyState {
      */
     volatile Hold leaseHolder;
 
-    /**
-     * The last fencing token of the block a release notice said was granted to this engine's waiter
-     * (release.lua) and the contender has not taken yet; 0 when none. Guarded by this.
-     */
-    private long offeredGrant;
-
-    /**
-     * The highest block end this engine got for the key (grants taken, grants passed on by leave.lua): a notice
-     * at or below it is stale. Guarded by this.
-     */
-    private long knownFence;
-
-    /** A notice said the key was granted to this engine's waiter with the block ending at {@code fence}. */
-    synchronized void offerGrant(long fence) {
-        if (fence > knownFence && fence > offeredGrant) {
-            offeredGrant = fence;
-        }
-    }
-
-    /** The grant a notice offered since the last call and above every block known, or 0; clears the offer. */
-    synchronized long takeGrant() {
-        long fence = offeredGrant;
-        offeredGrant = 0;
-        if (fence <= knownFence) {
-            return 0;
-        }
-        knownFence = fence;
-        return fence;
-    }
-
-    /** This engine got (or passed on) the block ending at {@code fence}: notices at or below it are stale. */
-    synchronized void knownFence(long fence) {
-        if (fence > knownFence) {
-            knownFence = fence;
-        }
-        if (offeredGrant <= knownFence) {
-            offeredGrant = 0;
-        }
-    }
-
-    /** Forgets an offered grant (a new wait begins: a notice before it belongs to an earlier one). */
-    synchronized void dropOfferedGrant() {
-        offeredGrant = 0;
-    }
-
     /** Acquisitions in progress plus holds; read and written only by {@link KeyStates} inside its map's compute. */
     private int users;
 
