@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 
 /**
  * Notices (a lock was released, a job became due) for the listeners of one client owner, over plain or
@@ -30,7 +31,7 @@ public final class NoticeBus implements AutoCloseable {
     private final byte[] anchor;
 
     // all guarded by this
-    private final Map<ByteBuffer, List<Runnable>> listeners = new HashMap<>();
+    private final Map<ByteBuffer, List<Consumer<byte[]>>> listeners = new HashMap<>();
     private NoticeTransport transport;
     private Thread deciding;
     private boolean closed;
@@ -66,14 +67,23 @@ public final class NoticeBus implements AutoCloseable {
      * bus nothing is subscribed.
      */
     public Subscription watch(byte[] channel, Runnable listener) {
+        Require.notNull("listener", listener);
+        return watchMessages(channel, message -> listener.run());
+    }
+
+    /**
+     * Like {@link #watch(byte[], Runnable)}, but the listener is given each notice's message, or null when it
+     * runs because notices may have been missed (a (re)subscription, a lost connection): look again.
+     */
+    public Subscription watchMessages(byte[] channel, Consumer<byte[]> listener) {
         ByteBuffer ch = ByteBuffer.wrap(channel.clone());
         Require.notNull("listener", listener);
-        Runnable registration = listener::run; // a distinct identity per registration
+        Consumer<byte[]> registration = listener::accept; // a distinct identity per registration
         synchronized (this) {
             if (closed) {
                 return () -> {};
             }
-            List<Runnable> list = listeners.computeIfAbsent(ch, c -> new ArrayList<>());
+            List<Consumer<byte[]>> list = listeners.computeIfAbsent(ch, c -> new ArrayList<>());
             list.add(registration);
             NoticeTransport t = transport();
             if (list.size() == 1 && t != null) {
@@ -83,8 +93,8 @@ public final class NoticeBus implements AutoCloseable {
         return () -> unwatch(ch, registration);
     }
 
-    private synchronized void unwatch(ByteBuffer ch, Runnable registration) {
-        List<Runnable> list = listeners.get(ch);
+    private synchronized void unwatch(ByteBuffer ch, Consumer<byte[]> registration) {
+        List<Consumer<byte[]>> list = listeners.get(ch);
         if (list == null || !list.removeIf(r -> r == registration) || !list.isEmpty()) {
             return;
         }
@@ -110,7 +120,17 @@ public final class NoticeBus implements AutoCloseable {
     }
 
     private NoticeTransport create(boolean sharded) {
-        NoticeTransport.Sink sink = this::wake;
+        NoticeTransport.Sink sink = new NoticeTransport.Sink() {
+            @Override
+            public void wake(Collection<ByteBuffer> channels) {
+                NoticeBus.this.wake(channels);
+            }
+
+            @Override
+            public void notice(ByteBuffer channel, byte[] message) {
+                NoticeBus.this.run(List.of(channel), message);
+            }
+        };
         return sharded
                 ? new ShardedNotices(topology, sink, threadName)
                 : new PlainNotices(topology.redis(), sink, threadName, anchor);
@@ -147,17 +167,21 @@ public final class NoticeBus implements AutoCloseable {
     }
 
     private void wake(Collection<ByteBuffer> channels) {
-        List<Runnable> due = new ArrayList<>();
+        run(channels, null);
+    }
+
+    private void run(Collection<ByteBuffer> channels, byte[] message) {
+        List<Consumer<byte[]>> due = new ArrayList<>();
         synchronized (this) {
             for (ByteBuffer ch : channels) {
-                List<Runnable> list = listeners.get(ch);
+                List<Consumer<byte[]>> list = listeners.get(ch);
                 if (list != null) {
                     due.addAll(list);
                 }
             }
         }
-        for (Runnable r : due) {
-            r.run();
+        for (Consumer<byte[]> r : due) {
+            r.accept(message);
         }
     }
 
