@@ -226,8 +226,10 @@ final class Checker {
                 sink.add(
                         "lost-enqueue",
                         "acknowledged enqueue " + id + (replicated ? " (acknowledged by every replica)" : "")
+                                + (at == null ? "" : " at " + at)
                                 + " was never handled; at the end it is " + state
-                                + (reason == null ? "" : " (" + reason + ")"));
+                                + (reason == null ? "" : " (" + reason + ")")
+                                + (h.failovers().isEmpty() ? "" : "; failover windows " + h.failovers()));
             }
         }
     }
