@@ -30,16 +30,60 @@ import java.util.stream.Collectors;
  *   <li>{@code handled-after-ack}: no delivery (receipt) runs twice, and none starts after it was acked.
  *   <li>{@code stuck}: after the settle period nothing is in flight or due, and every dead letter has a reason.
  * </ul>
+ *
+ * <p>Failover losses (docs/cluster-sentinel.md: replication is asynchronous, so a failover may lose a write
+ * the old master acknowledged but had not yet sent to the replica that was promoted) are counted by kind, not
+ * reported as violations, when the write straddles a failover window of the history (acknowledged at most
+ * {@link #REPLICATION_GRACE_MS} before the master's SIGKILL and before the killed node was back):
+ *
+ * <ul>
+ *   <li>{@code enqueue}: an acknowledged enqueue without replica acknowledgement ({@code ENQ}) that was never
+ *       handled and is gone from the queue. The same loss of an enqueue every replica had acknowledged
+ *       ({@code ENQW}) stays a {@code lost-enqueue} violation, whenever it happened.
+ *   <li>{@code ack}: a delivery that ran again after its successful ack, or a receipt handed out twice (the
+ *       ack, the claim or the receipt counter was lost), the earlier event before the window's end and the
+ *       later run after its start.
+ *   <li>{@code lock}: a write accepted from a hold that believed it still held the lock after a newer hold
+ *       had acquired it, when the older hold was granted before the window's end and the newer one after its
+ *       start (the old grant or its last renewal was not replicated).
+ * </ul>
  */
 final class Checker {
 
     /** Details listed per check and schedule at most; the count says how many more there were. */
     static final int MAX_DETAILS = 5;
 
+    /**
+     * How long before a master's SIGKILL an acknowledged write may still be missing on its replica: the
+     * replication lag of a loopback replica on a loaded 2-core box stays far below it.
+     */
+    static final long REPLICATION_GRACE_MS = 2000;
+
     private Checker() {}
+
+    /**
+     * What the checker found in one history.
+     *
+     * @param violations broken promises
+     * @param failoverLosses writes a failover lost, counted by kind ({@code enqueue}, {@code ack}, {@code
+     *     lock}); the documented cost of asynchronous replication, not violations
+     * @param lossDetails the first {@link #MAX_DETAILS} losses of each kind, described
+     */
+    record Verdict(List<Violation> violations, Map<String, Integer> failoverLosses, List<String> lossDetails) {
+        Verdict {
+            violations = List.copyOf(violations);
+            failoverLosses = Map.copyOf(failoverLosses);
+            lossDetails = List.copyOf(lossDetails);
+        }
+    }
 
     /** Every violation found in {@code history}, which schedule {@code seed} recorded. */
     static List<Violation> check(long seed, History history) {
+        return judge(seed, history).violations();
+    }
+
+    /** Every violation and failover loss found in {@code history}, which schedule {@code seed} recorded. */
+    static Verdict judge(long seed, History history) {
         List<Violation> out = new ArrayList<>();
         Sink sink = new Sink(seed, out);
         tokenOrder(history, sink);
@@ -48,7 +92,17 @@ final class Checker {
         handledAfterAck(history, sink);
         stuck(history, sink);
         sink.finish();
-        return out;
+        return new Verdict(out, sink.losses, sink.lossDetails);
+    }
+
+    /** The failover window that {@code earlierMs} precedes the end of and {@code laterMs} follows the start of. */
+    private static History.Failover straddled(History h, long earlierMs, long laterMs) {
+        for (History.Failover f : h.failovers()) {
+            if (earlierMs >= f.startMs() - REPLICATION_GRACE_MS && earlierMs <= f.endMs() && laterMs >= f.startMs()) {
+                return f;
+            }
+        }
+        return null;
     }
 
     private static void tokenOrder(History h, Sink sink) {
@@ -121,12 +175,25 @@ final class Checker {
             }
         });
         Map<String, List<Acquire>> acquires = h.acquires().stream().collect(Collectors.groupingBy(Acquire::key));
+        Map<String, Acquire> byHold = new HashMap<>();
+        h.acquires().forEach(a -> byHold.put(a.hold(), a));
         for (Write w : h.writes()) {
             if (!w.accepted() || !w.held()) {
                 continue;
             }
             for (Acquire other : acquires.getOrDefault(w.key(), List.of())) {
                 if (other.token() > w.token() && other.replyMs() < w.sendMs()) {
+                    Acquire mine = byHold.get(w.hold());
+                    History.Failover f = mine == null ? null : straddled(h, mine.replyMs(), other.replyMs());
+                    if (f != null) {
+                        sink.lost(
+                                "lock",
+                                "hold " + w.hold() + " (token " + w.token() + ", granted at " + mine.replyMs()
+                                        + ") wrote to " + w.key() + " at " + w.sendMs() + " after hold "
+                                        + other.hold() + " (token " + other.token() + ") acquired at "
+                                        + other.replyMs() + ", across the failover " + f);
+                        break;
+                    }
                     sink.add(
                             "overlap",
                             "resource " + w.key() + " accepted a write of hold " + w.hold() + " (token " + w.token()
@@ -145,10 +212,24 @@ final class Checker {
             if (!handled.contains(id)) {
                 String state = h.end().states().getOrDefault(id, "gone");
                 String reason = h.end().deadReasons().get(id);
+                boolean replicated = h.replicated().contains(id);
+                Long at = h.enqueuedMs().get(id);
+                History.Failover f =
+                        replicated || at == null || !state.equals("gone") ? null : straddled(h, at, Long.MAX_VALUE);
+                if (f != null) {
+                    sink.lost(
+                            "enqueue",
+                            "enqueue " + id + " acknowledged at " + at + " without replica acknowledgement, gone"
+                                    + " after the failover " + f);
+                    continue;
+                }
                 sink.add(
                         "lost-enqueue",
-                        "acknowledged enqueue " + id + " was never handled; at the end it is " + state
-                                + (reason == null ? "" : " (" + reason + ")"));
+                        "acknowledged enqueue " + id + (replicated ? " (acknowledged by every replica)" : "")
+                                + (at == null ? "" : " at " + at)
+                                + " was never handled; at the end it is " + state
+                                + (reason == null ? "" : " (" + reason + ")")
+                                + (h.failovers().isEmpty() ? "" : "; failover windows " + h.failovers()));
             }
         }
     }
@@ -159,8 +240,20 @@ final class Checker {
             runs.computeIfAbsent(run.id() + " " + run.receipt(), k -> new ArrayList<>())
                     .add(run);
         }
+        Set<String> lostDeliveries = new HashSet<>();
         runs.forEach((delivery, list) -> {
             if (list.size() > 1) {
+                long first = list.stream().mapToLong(Handle::startMs).min().orElseThrow();
+                long last = list.stream().mapToLong(Handle::startMs).max().orElseThrow();
+                History.Failover f = straddled(h, first, last);
+                if (f != null) {
+                    lostDeliveries.add(delivery);
+                    sink.lost(
+                            "ack",
+                            "delivery " + delivery + " (id receipt) ran " + list.size() + " times, at " + first
+                                    + " and " + last + ", across the failover " + f);
+                    return;
+                }
                 sink.add("handled-after-ack", "delivery " + delivery + " (id receipt) ran " + list.size() + " times");
             }
         });
@@ -170,6 +263,17 @@ final class Checker {
             }
             for (Handle run : runs.getOrDefault(ack.id() + " " + ack.receipt(), List.of())) {
                 if (run.startMs() > ack.endMs()) {
+                    History.Failover f = straddled(h, ack.endMs(), run.startMs());
+                    if (f != null) {
+                        if (!lostDeliveries.add(ack.id() + " " + ack.receipt())) {
+                            continue; // counted once already, as a receipt handed out twice
+                        }
+                        sink.lost(
+                                "ack",
+                                "job " + ack.id() + " ran at " + run.startMs() + " with receipt " + ack.receipt()
+                                        + ", acked at " + ack.endMs() + ", across the failover " + f);
+                        continue;
+                    }
                     sink.add(
                             "handled-after-ack",
                             "job " + ack.id() + " ran at " + run.startMs() + " with receipt " + ack.receipt()
@@ -214,6 +318,8 @@ final class Checker {
         private final long seed;
         private final List<Violation> out;
         private final Map<String, Integer> counts = new LinkedHashMap<>();
+        final Map<String, Integer> losses = new LinkedHashMap<>();
+        final List<String> lossDetails = new ArrayList<>();
 
         Sink(long seed, List<Violation> out) {
             this.seed = seed;
@@ -224,6 +330,13 @@ final class Checker {
             int n = counts.merge(check, 1, Integer::sum);
             if (n <= MAX_DETAILS) {
                 out.add(new Violation(seed, check, detail));
+            }
+        }
+
+        void lost(String kind, String detail) {
+            int n = losses.merge(kind, 1, Integer::sum);
+            if (n <= MAX_DETAILS) {
+                lossDetails.add("seed " + seed + " lost in failover (" + kind + "): " + detail);
             }
         }
 

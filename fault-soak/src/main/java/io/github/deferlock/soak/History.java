@@ -20,16 +20,23 @@ import java.util.Objects;
  *       accepted, {@code 0} rejected); {@code sendMs} was taken before the holder checked {@code isHeld()} and
  *       sent it; {@code held} is what {@code isHeld()} said ({@code 0}: a write sent knowing the hold was lost,
  *       which the fence must judge by the token alone)
- *   <li>{@code ENQ id} an acknowledged enqueue; {@code ENQ? id} an enqueue whose outcome is unknown (it threw)
+ *   <li>{@code ENQ id [ms]} an acknowledged enqueue ({@code ms}: when its call returned); {@code ENQW id ms} an
+ *       enqueue acknowledged after {@code WAIT} said every replica had it ({@code waitForReplicas}); {@code
+ *       ENQ? id} an enqueue whose outcome is unknown (it threw, including a {@code WAIT} that fell short)
  *   <li>{@code H id receipt attempts startMs client}: a handler run began
  *   <li>{@code R id receipt endMs}: that run finished its work (the job counts as handled)
  *   <li>{@code A id receipt ok endMs}: the handler acked the job itself; {@code ok} is 1 when the ack succeeded
+ *   <li>{@code FO kind startMs endMs}: written by the runner, a failover window: from the SIGKILL of a master to
+ *       the moment the killed node was back as a replica
  * </ul>
  *
  * @param acquires lock acquisitions
  * @param releases ends of holds
  * @param writes fenced writes, in the order the resource judged them
- * @param enqueued acknowledged enqueues (job ids)
+ * @param enqueued acknowledged enqueues (job ids), with and without replica acknowledgement
+ * @param replicated the acknowledged enqueues that every replica had acknowledged too ({@code ENQW})
+ * @param enqueuedMs when each acknowledged enqueue's call returned, by id (absent for old lines without it)
+ * @param failovers the failover windows of the schedule
  * @param enqueueUnknown enqueues whose outcome is unknown
  * @param handles handler runs that began
  * @param handled handler runs that finished their work
@@ -41,6 +48,9 @@ record History(
         List<Release> releases,
         List<Write> writes,
         List<String> enqueued,
+        java.util.Set<String> replicated,
+        Map<String, Long> enqueuedMs,
+        List<Failover> failovers,
         List<String> enqueueUnknown,
         List<Handle> handles,
         List<Handled> handled,
@@ -52,12 +62,18 @@ record History(
         releases = List.copyOf(releases);
         writes = List.copyOf(writes);
         enqueued = List.copyOf(enqueued);
+        replicated = java.util.Set.copyOf(replicated);
+        enqueuedMs = Map.copyOf(enqueuedMs);
+        failovers = List.copyOf(failovers);
         enqueueUnknown = List.copyOf(enqueueUnknown);
         handles = List.copyOf(handles);
         handled = List.copyOf(handled);
         acks = List.copyOf(acks);
         Objects.requireNonNull(end, "end cannot be null");
     }
+
+    /** A failover window: the SIGKILL of a master until the killed node was back as a replica. */
+    record Failover(String kind, long startMs, long endMs) {}
 
     /** A lock acquisition. */
     record Acquire(String key, long token, String hold, long startMs, long replyMs) {}
@@ -117,6 +133,9 @@ record History(
         final List<Release> releases = new ArrayList<>();
         final List<Write> writes = new ArrayList<>();
         final List<String> enqueued = new ArrayList<>();
+        final java.util.Set<String> replicated = new java.util.HashSet<>();
+        final Map<String, Long> enqueuedMs = new java.util.HashMap<>();
+        final List<Failover> failovers = new ArrayList<>();
         final List<String> enqueueUnknown = new ArrayList<>();
         final List<Handle> handles = new ArrayList<>();
         final List<Handled> handled = new ArrayList<>();
@@ -139,7 +158,16 @@ record History(
                                 Long.parseLong(f[4]),
                                 "1".equals(f[5]),
                                 f.length < 7 || "1".equals(f[6])));
-                    case "ENQ" -> enqueued.add(f[1]);
+                    case "ENQ", "ENQW" -> {
+                        enqueued.add(f[1]);
+                        if (f.length > 2) {
+                            enqueuedMs.put(f[1], Long.parseLong(f[2]));
+                        }
+                        if (f[0].equals("ENQW")) {
+                            replicated.add(f[1]);
+                        }
+                    }
+                    case "FO" -> failovers.add(new Failover(f[1], Long.parseLong(f[2]), Long.parseLong(f[3])));
                     case "ENQ?" -> enqueueUnknown.add(f[1]);
                     case "H" -> handles.add(new Handle(f[1], f[2], Integer.parseInt(f[3]), Long.parseLong(f[4]), f[5]));
                     case "R" -> handled.add(new Handled(f[1], f[2], Long.parseLong(f[3])));
@@ -153,7 +181,19 @@ record History(
         }
 
         History build(QueueEnd end) {
-            return new History(acquires, releases, writes, enqueued, enqueueUnknown, handles, handled, acks, end);
+            return new History(
+                    acquires,
+                    releases,
+                    writes,
+                    enqueued,
+                    replicated,
+                    enqueuedMs,
+                    failovers,
+                    enqueueUnknown,
+                    handles,
+                    handled,
+                    acks,
+                    end);
         }
     }
 }

@@ -30,13 +30,13 @@ record Plan(long seed, Settings settings, List<Boolean> selfAck, List<Fault> fau
         for (int i = 0; i < settings.clients(); i++) {
             selfAck.add(r.nextBoolean());
         }
-        Fault.Kind[] kinds = Fault.Kind.values();
+        List<Fault.Kind> kinds = settings.topology().draws();
         int n = settings.minFaults() + r.nextInt(settings.maxFaults() - settings.minFaults() + 1);
         List<Fault> faults = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            Fault.Kind kind = kinds[r.nextInt(kinds.length)];
+            Fault.Kind kind = kinds.get(r.nextInt(kinds.size()));
             long at = 200 + r.nextLong(Math.max(1, settings.loadMs() - 700));
-            int slot = r.nextInt(settings.clients());
+            int slot = r.nextInt(settings.clients()); // the target tag index for cluster faults (3 tags, 3 clients)
             long duration =
                     switch (kind) {
                         case CLIENT_KILL -> r.nextLong(0, 800);
@@ -47,6 +47,9 @@ record Plan(long seed, Settings settings, List<Boolean> selfAck, List<Fault> fau
                         case PROXY_BLACKHOLE -> r.nextLong(200, 2500);
                         case PROXY_BLACKHOLE_REPLIES -> r.nextLong(200, 1500);
                         case PROXY_LATENCY -> r.nextLong(300, 2000);
+                        // after the failover completed, before the old master is restarted
+                        case MASTER_KILL, MASTER_FAILOVER -> r.nextLong(0, 1500);
+                        case SLOT_MIGRATE -> r.nextLong(200, 1500);
                     };
             long latency = kind == Fault.Kind.PROXY_LATENCY ? r.nextLong(10, 150) : 0;
             faults.add(new Fault(kind, at, duration, slot, latency));

@@ -15,6 +15,7 @@ import java.util.stream.Collectors;
  * ./soak --schedules 200          # seeds 1..200
  * ./soak --schedules 50 --from 9000
  * ./soak --seed 137               # replay one schedule
+ * ./soak --topology cluster --schedules 20
  * </pre>
  */
 public final class Soak {
@@ -38,10 +39,12 @@ public final class Soak {
     static int run(String[] args, PrintStream out) {
         long from = 1;
         int schedules = 20;
+        Topology topology = Topology.STANDALONE;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--schedules" -> schedules = Integer.parseInt(value(args, ++i));
                 case "--from" -> from = Long.parseLong(value(args, ++i));
+                case "--topology" -> topology = Topology.of(value(args, ++i));
                 case "--seed" -> {
                     from = Long.parseLong(value(args, ++i));
                     schedules = 1;
@@ -56,8 +59,8 @@ public final class Soak {
         if (schedules < 1) {
             throw new IllegalArgumentException("--schedules must be at least 1");
         }
-        Settings settings = Settings.defaults();
-        Totals totals = new Totals();
+        Settings settings = Settings.defaults(topology);
+        Totals totals = new Totals(topology);
         List<Violation> violations = new ArrayList<>();
         long start = System.nanoTime();
         String version = "?";
@@ -71,6 +74,7 @@ public final class Soak {
                 violations.addAll(r.violations());
                 out.println(line(i + 1, schedules, r));
                 r.violations().forEach(v -> out.println("  " + v));
+                r.lossDetails().forEach(d -> out.println("  " + d));
             } catch (RuntimeException e) {
                 totals.harnessErrors++;
                 out.println(String.format(
@@ -89,8 +93,8 @@ public final class Soak {
             out.println("violations (replay one with ./soak --seed <seed>):");
             violations.forEach(v -> out.println("  " + v));
         }
-        out.println("redis-server " + version + ", " + Runtime.getRuntime().availableProcessors() + " cores, seeds "
-                + from + ".." + (from + schedules - 1));
+        out.println("topology " + topology.option() + ", redis-server " + version + ", "
+                + Runtime.getRuntime().availableProcessors() + " cores, seeds " + from + ".." + (from + schedules - 1));
         out.print(totals.render(wallMs));
         out.flush();
         if (!violations.isEmpty()) {
@@ -107,7 +111,7 @@ public final class Soak {
         return String.format(
                 Locale.ROOT,
                 "schedule %d/%d seed %d: faults [%s], %d holds, writes %d/%d accepted, jobs %d enqueued %d handled,"
-                        + " %d violations, %.1f s",
+                        + " %d violations, %d lost in failover, %.1f s",
                 n,
                 of,
                 r.plan().seed(),
@@ -118,6 +122,7 @@ public final class Soak {
                 h.enqueued().size(),
                 h.handled().stream().map(History.Handled::id).distinct().count(),
                 r.violations().size(),
+                r.failoverLosses().values().stream().mapToInt(Integer::intValue).sum(),
                 r.elapsedMs() / 1000.0);
     }
 
@@ -130,12 +135,20 @@ public final class Soak {
 
     static String usage() {
         return """
-                usage: ./soak [--schedules N] [--from SEED] [--seed SEED]
+                usage: ./soak [--topology standalone|sentinel|cluster] [--schedules N] [--from SEED] [--seed SEED]
+                  --topology T    the deployment under load (default standalone)
                   --schedules N   schedules to run, seeds FROM..FROM+N-1 (default 20)
                   --from SEED     the first seed (default 1)
                   --seed SEED     replay one schedule
                 Each schedule: 3 client JVMs (lock holders writing to a fenced resource, a producer, a worker),
-                a redis-server with AOF always behind a fault proxy, a separate recorder redis-server, and 2 to 5
-                faults (client SIGKILL/SIGSTOP, redis SIGKILL + restart, proxy cut/blackhole/latency).""";
+                a separate recorder redis-server, and 2 to 5 faults drawn from the seed:
+                  standalone: redis-server with AOF always behind a fault proxy; client SIGKILL/SIGSTOP, redis
+                              SIGKILL + restart, proxy cut/blackhole/latency
+                  sentinel:   primary, 2 replicas, 3 sentinels; client SIGKILL/SIGSTOP, primary SIGKILL ->
+                              failover -> old primary restarted as a replica
+                  cluster:    3 masters with a replica each; client SIGKILL/SIGSTOP, master SIGKILL -> replica
+                              promoted -> old master restarted as its replica, slot migration under load
+                On sentinel and cluster every other enqueue waits for every replica (waitForReplicas); a lost
+                enqueue without it that straddles a failover is counted as lost in failover, not a violation.""";
     }
 }

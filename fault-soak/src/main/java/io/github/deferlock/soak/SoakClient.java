@@ -7,22 +7,31 @@ import io.github.deferlock.lock.LockException;
 import io.github.deferlock.lock.LockLease;
 import io.github.deferlock.lock.LockLostException;
 import io.github.deferlock.lock.RedisLocks;
+import io.github.deferlock.testing.RedisSentinelGroup;
 import java.time.Duration;
+import java.util.LinkedHashSet;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.RedisSentinelClient;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * One client JVM of a schedule, started by {@link ScheduleRun} and killed or paused by it. Through the fault
- * proxy it runs one lock holder per resource, one producer and one worker of the queue {@code soak}; it
+ * proxy (standalone), the sentinels or the cluster it runs one lock holder per resource, one producer and one worker of the queue {@code soak}; it
  * records every acquisition, fenced write, enqueue, handler run and ack on the recorder redis-server, one
  * line per event, written before the next step so a SIGKILL loses at most the event in progress. Prints
  * {@code READY} once it runs.
  *
- * <p>Args: proxy port, recorder port, client name, self-ack ({@code 1}/{@code 0}), lease ms, visibility ms.
+ * <p>Args: data address ({@code standalone:PORT}, {@code sentinel:HOST:PORT,...} with the sentinels, {@code
+ * cluster:HOST:PORT,...} with the nodes), recorder port, client name, self-ack ({@code 1}/{@code 0}), lease ms,
+ * visibility ms, replicas (0: every enqueue plain; n: every other enqueue waits for n replicas, {@code
+ * waitForReplicas(n, 500 ms)}, and is recorded {@code ENQW} when they acknowledged).
  */
 public final class SoakClient {
 
@@ -36,14 +45,17 @@ public final class SoakClient {
 
     /** Entry point. */
     public static void main(String[] args) throws Exception {
-        int dataPort = Integer.parseInt(args[0]);
+        String dataAddress = args[0];
         int recorderPort = Integer.parseInt(args[1]);
         String name = args[2];
         boolean selfAck = "1".equals(args[3]);
         Duration lease = Duration.ofMillis(Long.parseLong(args[4]));
         Duration visibility = Duration.ofMillis(Long.parseLong(args[5]));
+        int replicas = Integer.parseInt(args[6]);
 
-        RedisClient data = dataClient(new HostAndPort("127.0.0.1", dataPort));
+        System.out.println("starting: data client");
+        UnifiedJedis data = dataClient(dataAddress);
+        System.out.println("starting: locks and queues");
         RedisClient recorderClient =
                 RedisClient.builder().hostAndPort("127.0.0.1", recorderPort).build();
         Recorder recorder = new Recorder(recorderClient);
@@ -52,6 +64,14 @@ public final class SoakClient {
                 .visibilityTimeout(visibility)
                 .maxAttempts(50)
                 .build();
+        DelayQueue<String> replicatedQueue = replicas == 0
+                ? null
+                : DelayQueue.builder(data, QUEUE, String.class)
+                        .visibilityTimeout(visibility)
+                        .maxAttempts(50)
+                        .waitForReplicas(replicas, Duration.ofMillis(500))
+                        .build();
+        System.out.println("starting: worker");
         DelayQueueWorker.builder(queue, job -> {
                     recorder.event("H", job.id(), job.receipt(), job.attempts(), System.currentTimeMillis(), name);
                     Thread.sleep(ThreadLocalRandom.current().nextLong(5, 30)); // far below the visibility timeout
@@ -67,25 +87,56 @@ public final class SoakClient {
         for (String resource : RESOURCES) {
             daemon(() -> holdLoop(recorder, locks.get(resource), resource, name), "holder-" + resource);
         }
-        daemon(() -> produceLoop(recorder, queue, name), "producer");
+        daemon(() -> produceLoop(recorder, queue, replicatedQueue, name), "producer");
         daemon(() -> exitWhenOrphaned(recorderClient), "orphan-check");
         System.out.println("READY");
         System.out.flush();
         Thread.currentThread().join(); // the runner kills this JVM
     }
 
-    private static RedisClient dataClient(HostAndPort address) {
+    private static UnifiedJedis dataClient(String address) {
         ConnectionPoolConfig pool = new ConnectionPoolConfig();
         pool.setMaxTotal(32);
         pool.setMaxIdle(32);
-        return RedisClient.builder()
-                .hostAndPort(address)
-                .clientConfig(DefaultJedisClientConfig.builder()
-                        .connectionTimeoutMillis(1000)
-                        .socketTimeoutMillis(1000)
-                        .build())
-                .poolConfig(pool)
+        DefaultJedisClientConfig config = DefaultJedisClientConfig.builder()
+                .connectionTimeoutMillis(1000)
+                .socketTimeoutMillis(1000)
                 .build();
+        int colon = address.indexOf(':');
+        String kind = address.substring(0, colon);
+        String rest = address.substring(colon + 1);
+        return switch (kind) {
+            case "standalone" ->
+                RedisClient.builder()
+                        .hostAndPort(new HostAndPort("127.0.0.1", Integer.parseInt(rest)))
+                        .clientConfig(config)
+                        .poolConfig(pool)
+                        .build();
+            case "sentinel" ->
+                RedisSentinelClient.builder()
+                        .masterName(RedisSentinelGroup.MASTER_NAME)
+                        .sentinels(hosts(rest))
+                        .clientConfig(config)
+                        .poolConfig(pool)
+                        .build();
+            case "cluster" ->
+                RedisClusterClient.builder()
+                        .nodes(hosts(rest))
+                        .clientConfig(config)
+                        .poolConfig(pool)
+                        .maxAttempts(8)
+                        .maxTotalRetriesDuration(Duration.ofSeconds(8))
+                        .build();
+            default -> throw new IllegalArgumentException("unknown data address " + address);
+        };
+    }
+
+    private static Set<HostAndPort> hosts(String list) {
+        Set<HostAndPort> out = new LinkedHashSet<>();
+        for (String hp : list.split(",")) {
+            out.add(HostAndPort.from(hp));
+        }
+        return out;
     }
 
     private static void daemon(Runnable body, String name) {
@@ -140,15 +191,20 @@ public final class SoakClient {
         }
     }
 
-    /** Enqueues jobs with its own ids, due now or within 300 ms, about 40 per second. */
-    private static void produceLoop(Recorder recorder, DelayQueue<String> queue, String client) {
+    /**
+     * Enqueues jobs with its own ids, due now or within 300 ms, about 40 per second; with {@code replicated}
+     * every other one through it (waiting for the replicas).
+     */
+    private static void produceLoop(
+            Recorder recorder, DelayQueue<String> queue, DelayQueue<String> replicated, String client) {
         ThreadLocalRandom rnd = ThreadLocalRandom.current();
         long n = 0;
         while (running(recorder)) {
             String id = client + "-j" + (++n);
+            boolean waits = replicated != null && n % 2 == 0;
             try {
-                queue.enqueue(id, "payload of " + id, Duration.ofMillis(rnd.nextLong(0, 300)));
-                recorder.event("ENQ", id);
+                (waits ? replicated : queue).enqueue(id, "payload of " + id, Duration.ofMillis(rnd.nextLong(0, 300)));
+                recorder.event(waits ? "ENQW" : "ENQ", id, System.currentTimeMillis());
             } catch (RuntimeException e) {
                 recorder.event("ENQ?", id);
             }

@@ -8,7 +8,14 @@ import java.util.Set;
 
 /** Sums the figures of many schedules for the final report. Not threadsafe. */
 final class Totals {
+    /** The kinds every failover loss is one of (see {@link Checker}). */
+    static final java.util.List<String> LOSS_KINDS = java.util.List.of("enqueue", "ack", "lock");
+
     private final Map<Fault.Kind, Long> faults = new EnumMap<>(Fault.Kind.class);
+    private final Map<String, Long> failoverLosses = new java.util.LinkedHashMap<>();
+    private final Topology topology;
+    long enqueuedReplicated;
+    long failovers;
     long schedules;
     long schedulesWithViolations;
     long harnessErrors;
@@ -30,6 +37,27 @@ final class Totals {
     long totalScheduleMs;
     long maxSettleMs;
 
+    /** Totals of standalone schedules. */
+    Totals() {
+        this(Topology.STANDALONE);
+    }
+
+    /** Totals of schedules on {@code topology} (it says which fault kinds the report lists). */
+    Totals(Topology topology) {
+        this.topology = topology;
+        LOSS_KINDS.forEach(k -> failoverLosses.put(k, 0L));
+    }
+
+    /** Writes lost in failovers, all kinds. */
+    long failoverLosses() {
+        return failoverLosses.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    /** Writes lost in failovers of {@code kind}. */
+    long failoverLosses(String kind) {
+        return failoverLosses.getOrDefault(kind, 0L);
+    }
+
     /** Adds one schedule's figures. */
     void add(ScheduleRun.Result r) {
         schedules++;
@@ -44,6 +72,9 @@ final class Totals {
         staleWritesAccepted +=
                 h.writes().stream().filter(w -> !w.held() && w.accepted()).count();
         enqueued += h.enqueued().size();
+        enqueuedReplicated += h.replicated().size();
+        failovers += h.failovers().size();
+        r.failoverLosses().forEach((k, n) -> failoverLosses.merge(k, (long) n, Long::sum));
         enqueueUnknown += h.enqueueUnknown().size();
         handlerRuns += h.handled().size();
         Map<String, Integer> runsPerJob = new HashMap<>();
@@ -83,7 +114,7 @@ final class Totals {
                 .append('\n');
         long all = faults.values().stream().mapToLong(Long::longValue).sum();
         sb.append("faults injected: ").append(all);
-        for (Fault.Kind k : Fault.Kind.values()) {
+        for (Fault.Kind k : topology.kinds()) {
             sb.append(", ")
                     .append(k.name().toLowerCase(java.util.Locale.ROOT))
                     .append(' ')
@@ -105,7 +136,9 @@ final class Totals {
                 .append(" accepted (no newer holder had written yet)\n");
         sb.append("jobs: ")
                 .append(enqueued)
-                .append(" enqueued (acknowledged) + ")
+                .append(" enqueued (acknowledged; ")
+                .append(enqueuedReplicated)
+                .append(" of them by every replica too) + ")
                 .append(enqueueUnknown)
                 .append(" with unknown outcome; ")
                 .append(handlerRuns)
@@ -119,6 +152,28 @@ final class Totals {
                 .append(dead)
                 .append(" dead-lettered\n");
         sb.append("violations: ").append(violations).append('\n');
+        sb.append("failover windows: ")
+                .append(failovers)
+                .append("; writes lost in failover: ")
+                .append(failoverLosses());
+        failoverLosses.forEach((k, n) -> sb.append(", ").append(k).append(' ').append(n));
+        sb.append(" (writes without replica acknowledgement, not violations)\n");
+        sb.append("summary: topology ")
+                .append(topology.option())
+                .append(", faults ")
+                .append(all);
+        for (Fault.Kind k : topology.kinds()) {
+            sb.append(' ')
+                    .append(k.name().toLowerCase(java.util.Locale.ROOT))
+                    .append('=')
+                    .append(faults.getOrDefault(k, 0L));
+        }
+        sb.append(", violations ")
+                .append(violations)
+                .append(", lost in failover ")
+                .append(failoverLosses());
+        failoverLosses.forEach((k, n) -> sb.append(' ').append(k).append('=').append(n));
+        sb.append(", harness errors ").append(harnessErrors).append('\n');
         return sb.toString();
     }
 

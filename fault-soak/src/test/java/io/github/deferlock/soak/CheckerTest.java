@@ -187,4 +187,114 @@ final class CheckerTest {
         assertThat(Plan.of(7, s).faults()).hasSizeBetween(s.minFaults(), s.maxFaults());
         assertThat(Plan.of(7, s)).isNotEqualTo(Plan.of(8, s));
     }
+
+    /** A failover window from 5000 to 9000: a master killed at 5000, back as a replica at 9000. */
+    private static History.Builder withFailover() {
+        return clean().line("FO master_kill 5000 9000");
+    }
+
+    @Test
+    void check_unreplicatedEnqueueLostInFailover_isCountedNotAViolation() {
+        // acknowledged at 4990 without WAIT, never handled, gone after the failover
+        History.Builder b = withFailover().line("ENQ j5 4990");
+
+        Checker.Verdict v = Checker.judge(SEED, b.build(History.QueueEnd.empty()));
+
+        assertThat(v.violations()).isEmpty();
+        assertThat(v.failoverLosses()).containsExactly(Map.entry("enqueue", 1));
+        assertThat(v.lossDetails()).singleElement().asString().contains("j5").contains("seed 42");
+    }
+
+    @Test
+    void check_replicaAcknowledgedEnqueueLostInFailover_reportsLostEnqueue() {
+        // the same loss, but every replica had acknowledged the enqueue (waitForReplicas): a broken promise
+        History.Builder b = withFailover().line("ENQW j6 4990");
+
+        Checker.Verdict v = Checker.judge(SEED, b.build(History.QueueEnd.empty()));
+
+        assertThat(checks(v.violations())).containsExactly("lost-enqueue");
+        assertThat(v.violations().get(0).detail()).contains("j6").contains("every replica");
+        assertThat(v.failoverLosses()).isEmpty();
+    }
+
+    @Test
+    void check_unreplicatedEnqueueLostOutsideAnyFailover_reportsLostEnqueue() {
+        // acknowledged well before the kill (beyond the replication grace) or after the window: no excuse
+        History.Builder b = withFailover()
+                .line("ENQ j7 " + (5000 - Checker.REPLICATION_GRACE_MS - 1))
+                .line("ENQ j8 9001");
+
+        Checker.Verdict v = Checker.judge(SEED, b.build(History.QueueEnd.empty()));
+
+        assertThat(checks(v.violations())).containsExactly("lost-enqueue", "lost-enqueue");
+        assertThat(v.failoverLosses()).isEmpty();
+    }
+
+    @Test
+    void check_unreplicatedEnqueueStillQueued_isNoFailoverLoss() {
+        // not lost but never handled: still due after the settle, so stuck (and a lost enqueue)
+        History.Builder b = withFailover().line("ENQ j9 4990");
+        History.QueueEnd end = new History.QueueEnd(1, 0, Map.of("j9", "DUE"), Map.of());
+
+        Checker.Verdict v = Checker.judge(SEED, b.build(end));
+
+        assertThat(checks(v.violations())).containsExactlyInAnyOrder("lost-enqueue", "stuck");
+        assertThat(v.failoverLosses()).isEmpty();
+    }
+
+    @Test
+    void check_deliveryRunsAgainAfterItsAckAcrossAFailover_isCountedAsLostAck() {
+        History.Builder b = withFailover()
+                .line("ENQ j10 4000")
+                .line("H j10 rc7 1 4100 c0g0")
+                .line("R j10 rc7 4120")
+                .line("A j10 rc7 1 4125")
+                .line("H j10 rc7 1 7000 c1g0"); // the receipt counter was lost with the old master
+
+        Checker.Verdict v = Checker.judge(SEED, b.build(History.QueueEnd.empty()));
+
+        assertThat(v.violations()).isEmpty();
+        assertThat(v.failoverLosses()).containsKey("ack");
+    }
+
+    @Test
+    void check_staleHolderWritesAfterANewerGrantAcrossAFailover_isCountedAsLostLock() {
+        // a's grant at 4500 was not replicated; b got the lock from the promoted replica at 6000
+        History.Builder b = withFailover()
+                .line("ACQ r1 10 a 4490 4500")
+                .line("WRITE r1 10 a 4510 1")
+                .line("ACQ r1 11 b 5990 6000")
+                .line("WRITE r1 10 a 6010 1")
+                .line("WRITE r1 11 b 6020 1");
+
+        Checker.Verdict v = Checker.judge(SEED, b.build(History.QueueEnd.empty()));
+
+        assertThat(v.violations()).isEmpty();
+        assertThat(v.failoverLosses()).containsExactly(Map.entry("lock", 1));
+    }
+
+    @Test
+    void plan_standalone_drawsTheFaultsItDrewBeforeTopologies() {
+        // printed by the Plan, Fault and Settings of the commit before topologies, for seeds 1 and 3
+        assertThat(Plan.of(1, Settings.defaults()).toString())
+                .isEqualTo("seed 1: self-ack [false, true, false], faults [t=492ms proxy latency 99ms for 1008ms,"
+                        + " t=624ms SIGKILL client 0, replaced after 666ms, t=1022ms proxy cut, t=1675ms proxy cut,"
+                        + " t=2620ms proxy blackhole replies for 1196ms]");
+        assertThat(Plan.of(3, Settings.defaults()).toString())
+                .isEqualTo("seed 3: self-ack [false, false, false], faults [t=950ms SIGKILL redis-server, restart"
+                        + " after 126ms, t=1667ms proxy latency 51ms for 635ms, t=3406ms SIGKILL redis-server,"
+                        + " restart after 695ms]");
+    }
+
+    @Test
+    void plan_eachTopology_drawsOnlyItsOwnFaults() {
+        for (Topology t : Topology.values()) {
+            for (long seed = 1; seed <= 50; seed++) {
+                assertThat(Plan.of(seed, Settings.defaults(t)).faults())
+                        .allSatisfy(f -> assertThat(t.kinds()).contains(f.kind()));
+            }
+        }
+        assertThat(Settings.defaults(Topology.CLUSTER).settleMaxMs())
+                .isGreaterThan(Settings.defaults().settleMaxMs());
+    }
 }
