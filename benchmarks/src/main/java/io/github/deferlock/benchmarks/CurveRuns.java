@@ -72,6 +72,7 @@ final class CurveRuns {
         Rounds.run(p + "*", rounds(), Curves.LOCKS, (side, round) -> {
             redis.flushAll();
             try (LockSide s = LockSide.open(side, redis)) {
+                warmUp(s);
                 for (int n : Curves.threads(settings)) {
                     List<LockSide.Cycle> cycles = new ArrayList<>();
                     for (int i = 0; i < n; i++) {
@@ -133,6 +134,18 @@ final class CurveRuns {
                         + " client CPU and allocation over the measured window (ClientCost)");
     }
 
+    /**
+     * One thread cycles an own key for the warm-up time, untimed, before a side's first point: its first calls
+     * (script loads, connection pool, watchdog, JIT) would otherwise fall on the smallest point only.
+     */
+    private void warmUp(LockSide s) throws Exception {
+        LockSide.Cycle c = s.lock(LockSide.freshKey("cw"));
+        QueueRuns.timed(settings.warmup(), () -> {
+            c.lock();
+            c.unlock();
+        });
+    }
+
     /** {@code curve.lock.jvms.*}: lock.contended's N JVMs × 1 thread on one key, N = 1–8. */
     void lockJvms() throws Exception {
         String p = "curve.lock.jvms.";
@@ -175,6 +188,7 @@ final class CurveRuns {
         Rounds.run(id, rounds(), Curves.LOCKS, (side, round) -> {
             redis.flushAll();
             try (LockSide s = LockSide.open(side, redis)) {
+                warmUp(s);
                 for (int names : Curves.names(settings)) {
                     int share = Math.max(1, names / threads);
                     AtomicLong count = new AtomicLong();
