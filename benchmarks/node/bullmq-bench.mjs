@@ -1,8 +1,10 @@
 // Drives BullMQ for deferlock's benchmarks (issue 19). One process per benchmark group; the Java harness
 // sends one JSON request per line on stdin and reads one JSON answer per line on stdout:
-//   {"op":"addFor","ms":500,"delay":3600000}          -> {"count":n,"seconds":s}   sequential queue.add
+//   {"op":"addFor","ms":500,"delay":3600000}          -> {"count":n,"seconds":s,"total":t}   sequential queue.add
+//                                                        (total: the adds of the warm-up included)
 //   {"op":"bulkFor","ms":500,"chunk":1000,"delay":..} -> {"count":n,"seconds":s}   queue.addBulk of chunk jobs
 //   {"op":"fill","n":1000,"delay":0}                  -> {"count":n}               addBulk in chunks of 1000
+//                                                        (fewer when 1000 payloads would exceed 1 MiB)
 //   {"op":"drain","n":1000,"concurrency":8}           -> {"seconds":s}             Worker until n completed
 //   {"op":"lateness","jobs":[[dueMicros,...]],...}    -> see lateness() below
 //   {"op":"idleStart"} / {"op":"idleStop"}            -> {"ok":true}               one idle Worker
@@ -12,6 +14,7 @@
 //   {"op":"slow","lockMs":500,"handlerMs":5000}       -> {"runs":k} runs of one slow job, two Workers
 // lockMs sets both lockDuration and stalledInterval: BullMQ's counterpart of a visibility timeout.
 //   {"op":"close"}
+// addFor, bulkFor and fill take an optional "size": the payload's characters (default 100).
 // Usage: node bullmq-bench.mjs <host> <port> <queue name>. Payloads are 100-character strings, like the
 // Java sides; jobs are added with removeOnComplete/removeOnFail so finished jobs leave Redis (as deferlock's
 // acked jobs do). Everything else is BullMQ's defaults.
@@ -25,28 +28,28 @@ const opts = { removeOnComplete: true, removeOnFail: true };
 let idle = null;
 
 const nowMicros = () => Math.round((performance.timeOrigin + performance.now()) * 1000);
-const payload = (seq, due) => {
+const payload = (seq, due, size = 100) => {
   let s = `${seq}:${due}:`;
-  return s + 'x'.repeat(Math.max(0, 100 - s.length));
+  return s + 'x'.repeat(Math.max(0, size - s.length));
 };
 const dueOf = (p) => Number(p.split(':')[1]);
 
-async function addFor({ ms, delay, warmMs = 0 }) {
+async function addFor({ ms, delay, warmMs = 0, size = 100 }) {
   let seq = 0;
   const warmEnd = Date.now() + warmMs;
-  while (Date.now() < warmEnd) await queue.add('j', payload(seq++, 0), { ...opts, delay });
+  while (Date.now() < warmEnd) await queue.add('j', payload(seq++, 0, size), { ...opts, delay });
   const start = performance.now();
   let count = 0;
   while (performance.now() - start < ms) {
-    await queue.add('j', payload(seq++, 0), { ...opts, delay });
+    await queue.add('j', payload(seq++, 0, size), { ...opts, delay });
     count++;
   }
-  return { count, seconds: (performance.now() - start) / 1000 };
+  return { count, seconds: (performance.now() - start) / 1000, total: seq };
 }
 
-function bulkOf(from, chunk, delay) {
+function bulkOf(from, chunk, delay, size = 100) {
   const jobs = [];
-  for (let i = 0; i < chunk; i++) jobs.push({ name: 'j', data: payload(from + i, 0), opts: { ...opts, delay } });
+  for (let i = 0; i < chunk; i++) jobs.push({ name: 'j', data: payload(from + i, 0, size), opts: { ...opts, delay } });
   return jobs;
 }
 
@@ -64,8 +67,10 @@ async function bulkFor({ ms, chunk, delay, warmMs = 0 }) {
   return { count, seconds: (performance.now() - start) / 1000 };
 }
 
-async function fill({ n, delay }) {
-  for (let from = 0; from < n; from += 1000) await queue.addBulk(bulkOf(from, Math.min(1000, n - from), delay));
+async function fill({ n, delay, size = 100 }) {
+  // at most 1 MiB of payloads per addBulk, as the Java sides
+  const chunk = Math.max(1, Math.min(1000, Math.floor(1048576 / size)));
+  for (let from = 0; from < n; from += chunk) await queue.addBulk(bulkOf(from, Math.min(chunk, n - from), delay, size));
   return { count: n };
 }
 

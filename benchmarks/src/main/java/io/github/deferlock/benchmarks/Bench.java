@@ -13,8 +13,8 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Runs the side-by-side benchmarks of issue 19 and writes {@code benchmarks/results.json} and {@code
- * docs/benchmarks.md}.
+ * Runs the side-by-side benchmarks of issue 19 and writes {@code benchmarks/results.json}, {@code
+ * docs/benchmarks.md} and the charts of the {@code curve.*} ids (issue 30) in {@code docs/charts/}.
  *
  * <pre>
  * ./bench [--quick | --smoke] [--rounds N] [--redis redis://host:port] [--only PREFIX] [--out DIR]
@@ -26,7 +26,8 @@ import java.util.Locale;
  *   <li>{@code --smoke}: the same ids in about a minute, to prove the harness works (figures mean nothing);
  *   <li>{@code --rounds}: override the rounds per side (full mode: 5);
  *   <li>{@code --redis}: use that server instead of starting a fresh local redis-server (it is flushed);
- *   <li>{@code --only}: run only the groups with a metric id starting with PREFIX; the other ids keep the
+ *   <li>{@code --only}: run only the groups with a metric or curve id starting with PREFIX ({@code --only curve}: every
+ *       curve); the other ids keep the
  *       figures of the results.json already in {@code --out};
  *   <li>{@code --out}: the project root the two files are written under (default: the working directory);
  *   <li>{@code --note}: a remark on the machine, printed in the report's header;
@@ -155,7 +156,7 @@ public final class Bench {
             return 0;
         }
         String prefix = only;
-        if (prefix != null && Metrics.ALL.stream().noneMatch(m -> m.id().startsWith(prefix))) {
+        if (prefix != null && ids().stream().noneMatch(id -> id.startsWith(prefix))) {
             throw new IllegalArgumentException("no metric id starts with " + prefix);
         }
         RedisServer server = null;
@@ -219,9 +220,9 @@ public final class Bench {
             List<String> prefixes = groups.stream().map(Group::prefix).toList();
             for (Group g : groups) {
                 if (prefix != null
-                        && Metrics.ALL.stream()
-                                .noneMatch(m ->
-                                        m.id().startsWith(prefix) && g.prefix().equals(owner(m.id(), prefixes)))) {
+                        && ids().stream()
+                                .noneMatch(id ->
+                                        id.startsWith(prefix) && g.prefix().equals(owner(id, prefixes)))) {
                     continue;
                 }
                 Progress.line("== %s", g.name());
@@ -237,6 +238,23 @@ public final class Bench {
                     e.printStackTrace();
                 }
                 java.util.Map<String, String> failed = Rounds.takeFailures();
+                for (Curve c : Curves.ALL) {
+                    if (!g.prefix().equals(owner(c.id(), prefixes))) {
+                        continue;
+                    }
+                    for (String side : c.sides()) {
+                        String why = failed.getOrDefault(side, groupError);
+                        if (why == null) {
+                            continue;
+                        }
+                        if (!fresh.curve(c.id()).containsKey(side)) {
+                            fresh.curveUnavailable(c.id(), side, why.replace('\n', ' '));
+                        } else {
+                            // the points it drew before it failed are kept; the page says where it stopped
+                            fresh.note(c.id(), side, "stopped after its last point: " + why.replace('\n', ' '));
+                        }
+                    }
+                }
                 for (Metric m : Metrics.ALL) {
                     if (!g.prefix().equals(owner(m.id(), prefixes))) {
                         continue;
@@ -301,6 +319,7 @@ public final class Bench {
         AdapterRuns adapter = new AdapterRuns(redis, s, r);
         KeyLimitRuns keyLimits = new KeyLimitRuns(redis, s, r);
         ScheduleRuns schedules = new ScheduleRuns(redis, s, r);
+        CurveRuns curves = new CurveRuns(redis, s, r);
         List<Group> g = new ArrayList<>();
         g.add(new Group("physical limits (redis-benchmark)", "limits.", () -> {
             for (int i = 1; i <= s.rounds(); i++) {
@@ -336,7 +355,22 @@ public final class Bench {
         g.add(new Group("RabbitMQ adapter, 10% hot keys", AdapterRuns.id("rabbitmq"), adapter::rabbitmq));
         g.add(new Group("Kafka adapter, 10% hot keys", AdapterRuns.id("kafka"), adapter::kafka));
         g.add(new Group("Redis Streams adapter, 10% hot keys", AdapterRuns.id("streams"), adapter::streams));
+        g.add(new Group("curve: lock cycles vs threads", "curve.lock.threads.", curves::lockThreads));
+        g.add(new Group("curve: contended lock vs JVMs", "curve.lock.jvms.", curves::lockJvms));
+        g.add(new Group("curve: lock cycles vs distinct names", "curve.lock.names.", curves::lockNames));
+        g.add(new Group("curve: acquire latency vs offered load", "curve.lock.load.", curves::lockLoad));
+        g.add(new Group("curve: add and drain vs payload size", "curve.queue.payload.", curves::queuePayload));
+        g.add(new Group("curve: add and drain vs pending jobs", "curve.queue.depth.", curves::queueDepth));
+        g.add(new Group("curve: add latency vs offered load", "curve.queue.load.", curves::queueLoad));
         return g;
+    }
+
+    /** Every metric and curve id, the ids {@code --only} selects from. */
+    static List<String> ids() {
+        List<String> ids = new ArrayList<>();
+        Metrics.ALL.forEach(m -> ids.add(m.id()));
+        Curves.ALL.forEach(c -> ids.add(c.id()));
+        return ids;
     }
 
     /**

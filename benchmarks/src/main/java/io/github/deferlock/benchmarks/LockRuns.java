@@ -81,7 +81,8 @@ final class LockRuns {
 
     /**
      * Runs {@code threads} loops; counts iterations that end inside the measured window; {@code atStart} and
-     * {@code atEnd} run at the window's edges (server snapshots).
+     * {@code atEnd} run at the window's edges (server snapshots). The loop threads stay alive until {@code atEnd}
+     * has run, so it can read their counters ({@link ClientCost}).
      */
     static void runThreads(
             int threads,
@@ -94,6 +95,7 @@ final class LockRuns {
             Runnable atEnd)
             throws InterruptedException {
         CountDownLatch ready = new CountDownLatch(threads);
+        CountDownLatch ended = new CountDownLatch(1);
         long start = System.nanoTime() + 50_000_000L;
         long from = start + warmup.toNanos();
         long to = from + measure.toNanos();
@@ -112,6 +114,7 @@ final class LockRuns {
                             count.incrementAndGet();
                         }
                     }
+                    ended.await();
                 } catch (Throwable e) {
                     errors.add(e);
                 }
@@ -124,7 +127,11 @@ final class LockRuns {
         sleepUntil(from);
         atStart.run();
         sleepUntil(to);
-        atEnd.run();
+        try {
+            atEnd.run();
+        } finally {
+            ended.countDown();
+        }
         for (Thread t : ts) {
             t.join(30_000);
         }

@@ -359,12 +359,24 @@ final class QueueRuns {
     }
 
     /** Stores n due jobs, starts 8 consumers, returns {jobs/s, commands/job, µs CPU/job}. */
-    private double[] drainOnce(QueueSide q, int n, Jedis stats) throws Exception {
-        for (int from = 0; from < n; from += CHUNK) {
-            int k = Math.min(CHUNK, n - from);
+    private static double[] drainOnce(QueueSide q, int n, Jedis stats) throws Exception {
+        return drainOnce(q, n, stats, QueueSide.PAYLOAD_CHARS);
+    }
+
+    /**
+     * Stores {@code n} due jobs of {@code chars}-character payloads (in calls of at most 1,000 jobs and 1 MiB),
+     * then drains them with {@link
+     * #DRAIN_CONCURRENCY} consumers; returns {jobs/s, commands/job, server CPU µs/job} when {@code stats} is
+     * given, else null.
+     */
+    static double[] drainOnce(QueueSide q, int n, Jedis stats, int chars) throws Exception {
+        // at most 1 MiB of payloads per call: 1,000 jobs of 64 KiB would be one 64 MB script call
+        int chunk = Math.max(1, Math.min(CHUNK, (1 << 20) / chars));
+        for (int from = 0; from < n; from += chunk) {
+            int k = Math.min(chunk, n - from);
             List<String> jobs = new ArrayList<>(k);
             for (int i = 0; i < k; i++) {
-                jobs.add(QueueSide.payload(from + i, 0));
+                jobs.add(QueueSide.payload(from + i, 0, chars));
             }
             q.addBulk(jobs, java.util.Collections.nCopies(k, 0L));
         }

@@ -56,11 +56,14 @@ interface QueueSide extends AutoCloseable {
     }
 
     static String payload(long seq, long dueMicros) {
-        StringBuilder sb = new StringBuilder(PAYLOAD_CHARS);
+        return payload(seq, dueMicros, PAYLOAD_CHARS);
+    }
+
+    /** A payload of {@code chars} ASCII characters (bytes), {@code seq:dueMicros:x…}. */
+    static String payload(long seq, long dueMicros, int chars) {
+        StringBuilder sb = new StringBuilder(chars);
         sb.append(seq).append(':').append(dueMicros).append(':');
-        while (sb.length() < PAYLOAD_CHARS) {
-            sb.append('x');
-        }
+        sb.append("x".repeat(Math.max(0, chars - sb.length())));
         return sb.toString();
     }
 

@@ -91,8 +91,16 @@ record Redis(String host, int port) {
         return new Snapshot(calls, s);
     }
 
+    /**
+     * FLUSHALL (synchronous, so the memory figures start from an empty server), with a 60 s read timeout: a server
+     * holding 10⁶ jobs or large payloads takes seconds to flush on a loaded machine.
+     */
     void flushAll() {
-        try (Jedis j = connection()) {
+        try (Jedis j = new Jedis(
+                new HostAndPort(host, port),
+                redis.clients.jedis.DefaultJedisClientConfig.builder()
+                        .socketTimeoutMillis(60_000)
+                        .build())) {
             j.flushAll();
         }
     }

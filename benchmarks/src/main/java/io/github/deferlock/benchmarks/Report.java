@@ -46,10 +46,12 @@ final class Report {
         return String.format(Locale.ROOT, "%.3f", v);
     }
 
+    /** Writes the page and, beside it in {@code charts/}, the chart of every curve with points ({@link Charts}). */
     static void write(Path file, Results results) {
         try {
             Files.createDirectories(file.toAbsolutePath().getParent());
             Files.writeString(file, render(results), StandardCharsets.UTF_8);
+            Charts.write(file.toAbsolutePath().getParent().resolve(Curve.CHART_DIR), results);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + file, e);
         }
@@ -244,12 +246,84 @@ final class Report {
                 md.append('\n');
             }
         }
+        curves(md, results);
         md.append("\n## What limits the figures\n\n")
                 .append(fill(template("limits.md"), results).trim())
                 .append('\n');
         md.append("\n## Sides\n\n").append(resource("sides.md").trim()).append('\n');
         md.append("\n## Method\n\n").append(resource("method.md").trim()).append('\n');
         return md.toString();
+    }
+
+    /**
+     * The "Curves" section (issue 30): per curve id its chart ({@code charts/<id>.png}, drawn by {@link Charts})
+     * and a table of the medians, one row per point and one column per side.
+     */
+    private static void curves(StringBuilder md, Results results) {
+        md.append("\n## Curves\n\nEach figure below is a series of points per side (issue 30): the same workloads as"
+                + " above, swept over threads, JVMs, lock names, offered load, payload size and queue depth. A point is"
+                + " the median over the rounds (min–max in results.json's `curves`); each chart draws the medians, one"
+                + " line per side. `--quick` draws a few points with short windows, the full run all of them.\n");
+        for (Curve c : Curves.ALL) {
+            md.append("\n### `").append(c.id()).append("`\n\n");
+            md.append(c.description())
+                    .append(". x: ")
+                    .append(c.x())
+                    .append("; unit: ")
+                    .append(c.unit())
+                    .append(", ")
+                    .append(c.better())
+                    .append(" is better.\n\n");
+            Map<String, java.util.NavigableMap<Double, Results.Side>> curve = results.curve(c.id());
+            List<String> order = new java.util.ArrayList<>(c.sides());
+            curve.keySet().stream().filter(x -> !order.contains(x)).forEach(order::add);
+            if (curve.isEmpty()) {
+                md.append("Not measured yet.\n");
+            } else {
+                md.append("![")
+                        .append(c.id())
+                        .append("](")
+                        .append(Curve.CHART_DIR)
+                        .append('/')
+                        .append(c.chartFile())
+                        .append(")\n\n");
+                java.util.TreeSet<Double> xs = new java.util.TreeSet<>();
+                curve.values().forEach(points -> xs.addAll(points.keySet()));
+                List<String> measured =
+                        order.stream().filter(curve::containsKey).toList();
+                md.append("| ")
+                        .append(c.x())
+                        .append(" | ")
+                        .append(String.join(" | ", measured))
+                        .append(" |\n|--:|");
+                md.append("--:|".repeat(measured.size())).append('\n');
+                for (double x : xs) {
+                    md.append("| ").append(number(x)).append(" |");
+                    for (String side : measured) {
+                        md.append(' ').append(figure(curve.get(side).get(x))).append(" |");
+                    }
+                    md.append('\n');
+                }
+            }
+            for (String side : order) {
+                String why = results.curveUnavailable(c.id(), side);
+                if (!curve.containsKey(side)) {
+                    md.append('\n')
+                            .append(side)
+                            .append(": ")
+                            .append(why == null ? "not measured" : why)
+                            .append('\n');
+                }
+            }
+            Map<String, String> notes = results.notes(c.id());
+            notes.entrySet().stream()
+                    .sorted(Map.Entry.comparingByKey())
+                    .forEach(e ->
+                            md.append("\n- ").append(e.getKey()).append(": ").append(e.getValue()));
+            if (!notes.isEmpty()) {
+                md.append('\n');
+            }
+        }
     }
 
     /**

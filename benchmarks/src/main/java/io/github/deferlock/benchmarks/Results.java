@@ -56,6 +56,11 @@ final class Results {
 
     private final Map<String, Map<String, Side>> sides = new LinkedHashMap<>();
     private final Map<String, Map<String, String>> notes = new LinkedHashMap<>();
+    /** Curve id → side → x → the point's values, one per round (issue 30). */
+    private final Map<String, Map<String, java.util.NavigableMap<Double, Side>>> curves = new LinkedHashMap<>();
+    /** Curve id → side → why the side has no point. */
+    private final Map<String, Map<String, String>> curveMissing = new LinkedHashMap<>();
+
     private ObjectNode run = JSON.createObjectNode();
 
     /** Adds one round's value of a side. */
@@ -78,7 +83,44 @@ final class Results {
         sides.computeIfAbsent(id, k -> new LinkedHashMap<>()).put(side, new Side(List.of(), false, why));
     }
 
+    /** Adds one round's value of a curve's point (x) of a side. */
+    synchronized void addPoint(String id, String side, double x, double value, boolean saturated) {
+        Curves.get(id);
+        java.util.NavigableMap<Double, Side> points = curves.computeIfAbsent(id, k -> new LinkedHashMap<>())
+                .computeIfAbsent(side, k -> new java.util.TreeMap<>());
+        Side p = points.getOrDefault(x, new Side(List.of(), false, null));
+        List<Double> v = new ArrayList<>(p.values());
+        v.add(value);
+        points.put(x, new Side(List.copyOf(v), p.saturated() || saturated, null));
+        Map<String, String> missing = curveMissing.get(id);
+        if (missing != null) {
+            missing.remove(side);
+        }
+    }
+
+    /** Records why a side of a curve has no point. */
+    synchronized void curveUnavailable(String id, String side, String why) {
+        Curves.get(id);
+        curveMissing.computeIfAbsent(id, k -> new LinkedHashMap<>()).put(side, why);
+    }
+
+    /** A curve's points: side → x → values; sides without points are absent. */
+    synchronized Map<String, java.util.NavigableMap<Double, Side>> curve(String id) {
+        Map<String, java.util.NavigableMap<Double, Side>> out = new LinkedHashMap<>();
+        curves.getOrDefault(id, Map.of()).forEach((side, points) -> out.put(side, new java.util.TreeMap<>(points)));
+        return out;
+    }
+
+    /** Why a side of a curve has no point, or null. */
+    synchronized String curveUnavailable(String id, String side) {
+        return curveMissing.getOrDefault(id, Map.of()).get(side);
+    }
+
     synchronized void note(String id, String key, String text) {
+        if (Curves.byId(id).isPresent()) {
+            notes.computeIfAbsent(id, k -> new LinkedHashMap<>()).put(key, text);
+            return;
+        }
         Metrics.get(id);
         notes.computeIfAbsent(id, k -> new LinkedHashMap<>()).put(key, text);
     }
@@ -133,22 +175,7 @@ final class Results {
                                     : s.unavailable() == null ? "no value in any round" : s.unavailable());
                     continue;
                 }
-                Stat st = s.stat();
-                number(sn, "median", st.median());
-                number(sn, "min", st.min());
-                number(sn, "max", st.max());
-                sn.put("rounds", st.rounds());
-                ArrayNode values = sn.putArray("values");
-                s.values().forEach(v -> {
-                    if (Double.isNaN(v)) {
-                        values.addNull();
-                    } else {
-                        values.add(round(v));
-                    }
-                });
-                if (s.saturated()) {
-                    sn.put("saturated", true);
-                }
+                figures(sn, s);
             }
             ArrayNode targets = node.putArray("targets");
             for (Metric.Target t : m.targets()) {
@@ -173,6 +200,40 @@ final class Results {
                 n.forEach(nn::put);
             }
         }
+        ObjectNode cs = root.putObject("curves");
+        for (Curve c : Curves.ALL) {
+            ObjectNode node = cs.putObject(c.id());
+            node.put("unit", c.unit());
+            node.put("better", c.better());
+            node.put("x", c.x());
+            node.put("description", c.description());
+            node.put("chart", "docs/" + Curve.CHART_DIR + "/" + c.chartFile());
+            ObjectNode out = node.putObject("sides");
+            Map<String, java.util.NavigableMap<Double, Side>> got = curves.getOrDefault(c.id(), Map.of());
+            List<String> order = new ArrayList<>(c.sides());
+            got.keySet().stream().filter(s -> !order.contains(s)).forEach(order::add);
+            for (String side : order) {
+                ObjectNode sn = out.putObject(side);
+                java.util.NavigableMap<Double, Side> points = got.get(side);
+                if (points == null || points.isEmpty()) {
+                    sn.put(
+                            "unavailable",
+                            curveMissing.getOrDefault(c.id(), Map.of()).getOrDefault(side, "not measured"));
+                    continue;
+                }
+                ArrayNode pts = sn.putArray("points");
+                points.forEach((x, p) -> {
+                    ObjectNode pn = pts.addObject();
+                    number(pn, "x", x);
+                    figures(pn, p);
+                });
+            }
+            Map<String, String> n = notes.getOrDefault(c.id(), Map.of());
+            if (!n.isEmpty()) {
+                ObjectNode nn = node.putObject("notes");
+                n.forEach(nn::put);
+            }
+        }
         return root;
     }
 
@@ -180,6 +241,26 @@ final class Results {
         List<String> out = new ArrayList<>(m.sides());
         got.keySet().stream().filter(s -> !out.contains(s)).forEach(out::add);
         return out;
+    }
+
+    /** A side's (or a curve point's) median, min, max, rounds, every round's value and the saturated flag. */
+    private static void figures(ObjectNode n, Side s) {
+        Stat st = s.stat();
+        number(n, "median", st.median());
+        number(n, "min", st.min());
+        number(n, "max", st.max());
+        n.put("rounds", st.rounds());
+        ArrayNode values = n.putArray("values");
+        s.values().forEach(v -> {
+            if (Double.isNaN(v)) {
+                values.addNull();
+            } else {
+                values.add(round(v));
+            }
+        });
+        if (s.saturated()) {
+            n.put("saturated", true);
+        }
     }
 
     private static void number(ObjectNode n, String field, double v) {
@@ -245,6 +326,39 @@ final class Results {
                         .forEach(
                                 x -> r.note(e.getKey(), x.getKey(), x.getValue().asText()));
             }
+            for (Map.Entry<String, JsonNode> e : root.path("curves").properties()) {
+                if (Curves.byId(e.getKey()).isEmpty()) {
+                    continue;
+                }
+                for (Map.Entry<String, JsonNode> s : e.getValue().path("sides").properties()) {
+                    JsonNode sn = s.getValue();
+                    if (sn.hasNonNull("unavailable")) {
+                        if (!sn.get("unavailable").asText().equals("not measured")) {
+                            r.curveUnavailable(
+                                    e.getKey(),
+                                    s.getKey(),
+                                    sn.get("unavailable").asText());
+                        }
+                        continue;
+                    }
+                    for (JsonNode p : sn.path("points")) {
+                        boolean sat = p.path("saturated").asBoolean(false);
+                        for (JsonNode v : p.path("values")) {
+                            r.addPoint(
+                                    e.getKey(),
+                                    s.getKey(),
+                                    p.path("x").asDouble(),
+                                    v.isNumber() ? v.asDouble() : Double.NaN,
+                                    sat);
+                        }
+                    }
+                }
+                e.getValue()
+                        .path("notes")
+                        .properties()
+                        .forEach(
+                                x -> r.note(e.getKey(), x.getKey(), x.getValue().asText()));
+            }
         } catch (IOException ex) {
             throw new UncheckedIOException("cannot read " + file, ex);
         }
@@ -256,6 +370,17 @@ final class Results {
         synchronized (fresh) {
             sides.putAll(fresh.sides);
             notes.putAll(fresh.notes);
+            // a curve measured again replaces its every side; a curve not measured keeps its points
+            for (String id : fresh.curves.keySet()) {
+                curves.put(id, fresh.curves.get(id));
+                curveMissing.remove(id);
+            }
+            for (String id : fresh.curveMissing.keySet()) {
+                if (!fresh.curves.containsKey(id)) {
+                    curves.remove(id);
+                }
+                curveMissing.put(id, fresh.curveMissing.get(id));
+            }
             // the ids not re-measured keep their figures, so the report must still name the run they come from
             if (fresh.run.has("only") && run.has("date")) {
                 ObjectNode base = run.has("base") ? (ObjectNode) run.get("base") : run.deepCopy();

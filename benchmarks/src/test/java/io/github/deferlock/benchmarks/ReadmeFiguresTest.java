@@ -34,6 +34,42 @@ final class ReadmeFiguresTest {
         assertThat(Files.readString(PAGE, StandardCharsets.UTF_8)).isEqualTo(Report.render(committed));
     }
 
+    /**
+     * Issue 30: every curve id of the committed results.json with points has its chart in docs/charts/ and its
+     * section on the page, which links the chart and names every side with points.
+     */
+    @Test
+    void everyCurveWithPoints_hasItsChartAndItsSection() throws Exception {
+        Results committed = Results.read(RESULTS);
+        String page = Files.readString(PAGE, StandardCharsets.UTF_8);
+        assertThat(page).contains("## Curves");
+        for (Curve c : Curves.ALL) {
+            String section = section(page, c.id());
+            assertThat(section).as(c.id() + " has a section").isNotEmpty();
+            var curve = committed.curve(c.id());
+            if (curve.isEmpty()) {
+                continue;
+            }
+            assertThat(Path.of("../docs/charts/" + c.chartFile()))
+                    .as(c.id() + "'s chart")
+                    .isRegularFile();
+            assertThat(section).contains("](charts/" + c.chartFile() + ")");
+            for (String side : curve.keySet()) {
+                assertThat(section).as(c.id() + " names " + side).contains(" " + side + " ");
+            }
+        }
+    }
+
+    /** The text of the page's section {@code ### `id`}, up to the next heading; empty when there is none. */
+    static String section(String page, String id) {
+        int a = page.indexOf("\n### `" + id + "`\n");
+        if (a < 0) {
+            return "";
+        }
+        int b = page.indexOf("\n#", a + 1);
+        return b < 0 ? page.substring(a) : page.substring(a, b);
+    }
+
     @Test
     void writeReadme_replacesOnlyTheBlockBetweenTheMarkers(@TempDir Path dir) throws Exception {
         Path readme = dir.resolve("README.md");

@@ -80,6 +80,62 @@ final class ResultsSchemaTest {
                 }
             }
         }
+        out.addAll(curveProblems(root));
+        return out;
+    }
+
+    /**
+     * Every problem with results.json's {@code curves} (issue 30): every curve id, every side of it either with
+     * points (x, median, min, max, rounds, values) or with the reason it has none.
+     */
+    static List<String> curveProblems(JsonNode root) {
+        List<String> out = new ArrayList<>();
+        JsonNode curves = root.path("curves");
+        if (curves.size() != Curves.ALL.size()) {
+            out.add("curves has " + curves.size() + " ids, expected " + Curves.ALL.size());
+        }
+        for (Curve c : Curves.ALL) {
+            JsonNode n = curves.get(c.id());
+            if (n == null) {
+                out.add(c.id() + " missing");
+                continue;
+            }
+            if (!c.unit().equals(n.path("unit").asText())
+                    || !c.x().equals(n.path("x").asText())) {
+                out.add(c.id() + ": unit or x");
+            }
+            if (!n.path("chart").asText().equals("docs/charts/" + c.id() + ".png")) {
+                out.add(c.id() + ": chart " + n.path("chart"));
+            }
+            for (String side : c.sides()) {
+                JsonNode s = n.path("sides").get(side);
+                if (s == null) {
+                    out.add(c.id() + ": side " + side + " missing");
+                    continue;
+                }
+                if (s.hasNonNull("unavailable")) {
+                    continue;
+                }
+                if (s.path("points").isEmpty()) {
+                    out.add(c.id() + "/" + side + ": no point and no reason");
+                }
+                double last = Double.NEGATIVE_INFINITY;
+                for (JsonNode p : s.path("points")) {
+                    for (String f : List.of("x", "median", "min", "max")) {
+                        if (!p.has(f) || !(p.get(f).isNumber() || p.get(f).isNull())) {
+                            out.add(c.id() + "/" + side + ": point " + f);
+                        }
+                    }
+                    if (p.path("x").asDouble() <= last) {
+                        out.add(c.id() + "/" + side + ": points not in x order");
+                    }
+                    last = p.path("x").asDouble();
+                    if (p.path("values").size() < p.path("rounds").asInt()) {
+                        out.add(c.id() + "/" + side + ": values");
+                    }
+                }
+            }
+        }
         return out;
     }
 
@@ -104,7 +160,77 @@ final class ResultsSchemaTest {
                 }
             }
         }
+        for (Curve c : Curves.ALL) {
+            for (String side : c.sides()) {
+                if (side.equals(Sides.BULLMQ)) {
+                    r.curveUnavailable(c.id(), side, "BullMQ not measured: node not on PATH");
+                    continue;
+                }
+                for (double x : List.of(1.0, 10.0, 100.0)) {
+                    r.addPoint(c.id(), side, x, 10 * x, false);
+                    r.addPoint(c.id(), side, x, 12 * x, false);
+                }
+            }
+        }
         return r;
+    }
+
+    @Test
+    void writtenCurves_haveEveryIdWithPointsPerSide_andReadBackAsWritten(@TempDir Path dir) throws Exception {
+        synthetic().write(dir.resolve("results.json"));
+
+        JsonNode root = Results.JSON.readTree(dir.resolve("results.json").toFile());
+        assertThat(curveProblems(root)).isEmpty();
+        JsonNode point = root.path("curves")
+                .path("curve.lock.threads.throughput")
+                .path("sides")
+                .path(Sides.DEFERLOCK)
+                .path("points")
+                .get(1);
+        assertThat(point.path("x").asDouble()).isEqualTo(10.0);
+        assertThat(point.path("median").asDouble()).isEqualTo(110.0);
+        assertThat(point.path("values")).hasSize(2);
+        Results back = Results.read(dir.resolve("results.json"));
+        assertThat(back.curve("curve.lock.threads.throughput").get(Sides.DEFERLOCK))
+                .containsOnlyKeys(1.0, 10.0, 100.0);
+        assertThat(back.curveUnavailable("curve.queue.payload.enqueue", Sides.BULLMQ))
+                .contains("node");
+    }
+
+    @Test
+    void anOverlayOfCurves_replacesTheMeasuredCurvesOnly_andKeepsEveryMetric() {
+        Results all = synthetic();
+        Results fresh = new Results();
+        fresh.run().put("date", "2026-11-27 14:00 UTC").put("mode", "quick").put("only", "curve.lock.threads");
+        fresh.addPoint("curve.lock.threads.throughput", Sides.DEFERLOCK, 4, 99, false);
+
+        all.overlay(fresh);
+
+        assertThat(all.curve("curve.lock.threads.throughput")).containsOnlyKeys(Sides.DEFERLOCK);
+        assertThat(all.curve("curve.lock.threads.throughput").get(Sides.DEFERLOCK))
+                .containsOnlyKeys(4.0);
+        assertThat(all.curve("curve.queue.depth.drain")).containsKey(Sides.DEFERLOCK);
+        assertThat(all.side("lock.uncontended.t1", Sides.DEFERLOCK).values()).containsExactly(10.0, 12.0);
+    }
+
+    @Test
+    void report_hasACurvesSectionWithEveryCurveItsChartAndItsSides(@TempDir Path dir) throws Exception {
+        Results r = synthetic();
+        Report.write(dir.resolve("docs/benchmarks.md"), r);
+
+        String md = Files.readString(dir.resolve("docs/benchmarks.md"));
+        assertThat(md).contains("## Curves");
+        for (Curve c : Curves.ALL) {
+            String section = ReadmeFiguresTest.section(md, c.id());
+            assertThat(section).as(c.id()).contains("](charts/" + c.id() + ".png)");
+            for (String side : c.sides()) {
+                assertThat(section).as(c.id() + " " + side).contains(side);
+            }
+            Path png = dir.resolve("docs/charts/" + c.id() + ".png");
+            assertThat(png).as(c.id()).exists();
+            byte[] head = java.util.Arrays.copyOf(Files.readAllBytes(png), 4);
+            assertThat(head).containsExactly(0x89, 'P', 'N', 'G');
+        }
     }
 
     @Test
