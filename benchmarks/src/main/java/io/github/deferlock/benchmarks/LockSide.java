@@ -155,8 +155,7 @@ interface LockSide extends AutoCloseable {
         public Cycle lock(String key) {
             String k = "rawf:{" + key + "}";
             List<String> keys = List.of(k, k + ":fence", k + ":waiters", k + ":waiter-deadlines");
-            List<String> releaseKeys =
-                    List.of(k, k + ":last-release", k + ":waiters", k + ":waiter-deadlines", k + ":fence");
+            List<String> releaseKeys = List.of(k, k + ":last-release", k + ":waiters", k + ":waiter-deadlines");
             String lease = Long.toString(LEASE_MILLIS);
             return new Cycle() {
                 private String token;
@@ -179,7 +178,7 @@ interface LockSide extends AutoCloseable {
 
                 @Override
                 public void unlock() {
-                    client.evalsha(release, releaseKeys, List.of(token, k + ":released:", "0", "60000", "1000", "8"));
+                    client.evalsha(release, releaseKeys, List.of(token, k + ":released:", "0", "60000", "1000"));
                 }
             };
         }

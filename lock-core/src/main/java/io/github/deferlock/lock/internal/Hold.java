@@ -108,26 +108,6 @@ class Hold implements LockLease {
     }
 
     /**
-     * A hold a release granted to this engine's queued waiter (release.lua) and that it took from the notice
-     * without a request: the key lives only until {@code validUntil} (the waiter's queue entry would have ended)
-     * until the holder extends it to its lease.
-     */
-    static Hold granted(
-            LockClock clock,
-            Consumer<Hold> releaser,
-            KeyState state,
-            byte[] token,
-            long fencingToken,
-            long fenceLimit,
-            long now,
-            long validUntil,
-            long leaseNanos,
-            boolean renewed) {
-        return new Hold(
-                clock, releaser, state, token, fencingToken, fenceLimit, now, now, validUntil, leaseNanos, renewed);
-    }
-
-    /**
      * The hold a local hand-off gives the next local holder: the same Redis key and token (still held), the
      * next fencing token of the reserved block, and this hold's validity (no renewal was sent for it yet).
      */

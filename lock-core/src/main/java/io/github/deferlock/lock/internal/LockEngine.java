@@ -64,7 +64,7 @@ public final class LockEngine implements AutoCloseable {
         this.watchdog = new Watchdog(this); // reads topology
         this.waiterChannels = new WaiterChannels(notices.bus(), states::existing, watchdog, clock);
         this.contention = new CrossProcessContention(
-                clock, scripts, waiterChannels, watchdog, ends, this::lost, () -> closed, defaultLeaseMillis);
+                clock, scripts, waiterChannels, watchdog, ends, () -> closed, defaultLeaseMillis);
         this.permits = new PermitEngine(
                 this, new PermitScripts(redis, topology), scripts, states, watchdog, waiterChannels, events);
     }

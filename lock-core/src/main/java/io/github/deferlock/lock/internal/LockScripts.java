@@ -86,15 +86,6 @@ final class LockScripts {
         this.waiterId = HexFormat.of().formatHex(id).getBytes(StandardCharsets.US_ASCII);
     }
 
-    /**
-     * Whether a contender may take a key a release granted to it from the notice alone, without a request: not
-     * when acquisitions must reach replicas ({@code WAIT}), which only a request on the key's connection can
-     * wait for (the request finds the grant, acquire.lua, and waits as any acquisition).
-     */
-    boolean takesGrantsFromNotices() {
-        return config.replicas() == 0;
-    }
-
     /** This engine's waiter id (16 hex digits): the name its contenders queue under (waiters.lua). */
     byte[] waiterId() {
         return waiterId;
@@ -113,9 +104,7 @@ final class LockScripts {
      * @param queue where the caller stands in the key's waiter queue
      * @param borrowNanos how long to wait for a pooled connection at most ({@link BoundedBorrow}; negative: as
      *     long as the client waits)
-     * @return {1, last fencing token of the block, 0}; {1, last fencing token of the block, 1} when a release
-     *     had granted the key to this waiter ({@link #grantToken}: the caller holds it under that token, the
-     *     key now lives {@code lease}); or {0, holder's or reservation's TTL in ms (-1 unknown), 0}
+     * @return {1, last fencing token of the block} or {0, holder's or reservation's TTL in ms (-1 unknown)}
      * @throws LockException naming the pool's size when no connection came free in time
      */
     long[] acquire(
@@ -183,48 +172,29 @@ final class LockScripts {
         return result;
     }
 
-    /** {status, value, 1 when the key was granted to this waiter by a release (release.lua), else 0}. */
     private static long[] parse(Object reply) {
         List<?> list = (List<?>) reply;
-        return new long[] {(Long) list.get(0), (Long) list.get(1), list.size() > 2 ? 1 : 0};
+        return new long[] {(Long) list.get(0), (Long) list.get(1)};
     }
 
     /**
-     * The token under which release.lua grants a key to this engine's waiter: its waiter id followed by {@code
-     * fence}, the last token of the block it reserved, in 16 decimal digits.
-     */
-    byte[] grantToken(long fence) {
-        return (new String(waiterId, StandardCharsets.US_ASCII) + String.format("%016d", fence))
-                .getBytes(StandardCharsets.US_ASCII);
-    }
-
-    /**
-     * Runs release.lua for {@code token}; returns its reply (0 lost, 1 deleted, 2 granted to the next waiter
-     * of the queue, with a block of {@link HandOffChain#BLOCK} fencing tokens, 3 already released).
+     * Runs release.lua for {@code token}; returns its reply (0 lost, 1 deleted, 2 reserved for the next
+     * waiter of the queue, 3 already released).
      */
     long release(KeyState st, byte[] token) {
         Object reply = LockLua.RELEASE.run(
                 redis,
-                List.of(st.key, st.lastRelease, st.waiters, st.waiterDeadlines, st.fence),
-                List.of(
-                        token,
-                        st.waiterChannelPrefix,
-                        topology.publishFlag(),
-                        RELEASE_RECORD_ARG,
-                        WAITER_LIFE_ARG,
-                        HAND_OFF_BLOCK_ARG));
+                List.of(st.key, st.lastRelease, st.waiters, st.waiterDeadlines),
+                List.of(token, st.waiterChannelPrefix, topology.publishFlag(), RELEASE_RECORD_ARG, WAITER_LIFE_ARG));
         return (Long) reply;
     }
 
     /**
      * Runs leave.lua: this engine's contender leaves the waiter queue of {@code st}. It ends a bounded wait, so
      * it waits for a pooled connection only {@link BoundedBorrow#MIN_WAIT}.
-     *
-     * @return 0, 1 when the key was reserved for this waiter, or the last fencing token of a grant to this
-     *     waiter that was passed on (release.lua granted it after the waiter's last request)
      */
-    long leave(KeyState st) {
-        return (Long) BoundedBorrow.run(
+    void leave(KeyState st) {
+        BoundedBorrow.run(
                 LockLua.LEAVE,
                 redis,
                 List.of(st.key, st.waiters, st.waiterDeadlines),

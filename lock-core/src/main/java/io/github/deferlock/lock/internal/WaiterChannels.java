@@ -4,7 +4,6 @@ import io.github.deferlock.lock.LockClock;
 import io.github.deferlock.redis.internal.NoticeBus;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
@@ -62,8 +61,7 @@ final class WaiterChannels implements AutoCloseable {
         Entry e = entries.get(name);
         if (e == null) {
             e = new Entry();
-            grants.put(name, new Grants()); // before the subscription: its first notice finds it
-            e.subscription = notices.watchMessages(channel, message -> signal(name, message));
+            e.subscription = notices.watch(channel, () -> signal(name));
             entries.put(name, e);
         }
         e.users++;
@@ -79,103 +77,11 @@ final class WaiterChannels implements AutoCloseable {
         };
     }
 
-    private void signal(String name, byte[] message) {
-        long grant = grantOf(message);
-        if (grant > 0) {
-            offerGrant(name, grant);
-        }
+    private void signal(String name) {
         KeyState st = states.apply(name);
         if (st != null) {
             st.signal();
         }
-    }
-
-    /**
-     * What one subscription heard of grants to this engine's waiter (release.lua), kept as long as the
-     * subscription: a notice can only arrive while it lasts. Its own monitor, never this one's, so the
-     * subscriber thread does not wait for a {@link #watch} in progress.
-     */
-    private static final class Grants {
-        /** The block end of a grant a notice announced that the contender has not taken; 0 when none. */
-        private long offered;
-        /** The highest block end this engine got for the key (grants taken or passed on): a notice at or below it is stale. */
-        private long known;
-    }
-
-    private final Map<String, Grants> grants = new ConcurrentHashMap<>();
-
-    private void offerGrant(String name, long fence) {
-        Grants g = grants.get(name);
-        if (g != null) {
-            synchronized (g) {
-                if (fence > g.known && fence > g.offered) {
-                    g.offered = fence;
-                }
-            }
-        }
-    }
-
-    /**
-     * The grant to this engine's waiter that a notice on the key's channel announced since the last call and
-     * that is above every block this engine got for the key, or 0; clears the offer.
-     */
-    long takeGrant(KeyState st) {
-        Grants g = grants.get(st.name);
-        if (g == null) {
-            return 0;
-        }
-        synchronized (g) {
-            long fence = g.offered;
-            g.offered = 0;
-            if (fence <= g.known) {
-                return 0;
-            }
-            g.known = fence;
-            return fence;
-        }
-    }
-
-    /** This engine got (or passed on) the block ending at {@code fence} for the key: notices at or below it are stale. */
-    void knownFence(KeyState st, long fence) {
-        Grants g = grants.get(st.name);
-        if (g != null) {
-            synchronized (g) {
-                g.known = Math.max(g.known, fence);
-                if (g.offered <= g.known) {
-                    g.offered = 0;
-                }
-            }
-        }
-    }
-
-    /** Forgets an offered grant: a new wait begins, and a notice before its first request was for an earlier one. */
-    void dropOfferedGrant(KeyState st) {
-        Grants g = grants.get(st.name);
-        if (g != null) {
-            synchronized (g) {
-                g.offered = 0;
-            }
-        }
-    }
-
-    /**
-     * The last fencing token of the block a release granted to this engine's waiter, from a notice {@code
-     * =<token>} (release.lua); 0 for any other notice ({@code ~}: reserved, take it with a request; {@code +}:
-     * a permit may be free; null: look again).
-     */
-    static long grantOf(byte[] message) {
-        if (message == null || message.length < 2 || message.length > 19 || message[0] != '=') {
-            return 0;
-        }
-        long fence = 0;
-        for (int i = 1; i < message.length; i++) {
-            byte b = message[i];
-            if (b < '0' || b > '9') {
-                return 0;
-            }
-            fence = fence * 10 + (b - '0');
-        }
-        return fence;
     }
 
     /** Under this monitor. */
@@ -198,7 +104,6 @@ final class WaiterChannels implements AutoCloseable {
         }
         entries.remove(name);
         e.subscription.close();
-        grants.remove(name);
     }
 
     /** How many waiter channels are subscribed now (for tests). */
@@ -212,6 +117,5 @@ final class WaiterChannels implements AutoCloseable {
         closed = true;
         entries.values().forEach(e -> e.subscription.close());
         entries.clear();
-        grants.clear();
     }
 }

@@ -13,9 +13,7 @@
 -- queued (or refreshes its place), and a key that is free or reserved ('~' .. id) goes to the queue's live
 -- head only. A caller that is not queued yet takes a free key at once: a free key has no live waiter
 -- (a release with one reserves the key), except for the moments after a holder's lease ran out, before the
--- queue's head asks again (at most 200 ms). A release with a live waiter queued grants the key to the head
--- itself (release.lua); the head normally learns it from the notice and sends nothing, but a head that missed
--- the notice finds the grant here with its next request.
+-- queue's head asks again (at most 200 ms).
 --
 -- Idempotent under resend: a client that resends this call after a lost reply (Jedis's cluster executor
 -- does) finds the key holding its own token and gets the same grant back (nothing changes).
@@ -44,9 +42,6 @@
 --
 -- Returns {1, the counter's value: the block's last token} when acquired (the block is
 --         [value - ARGV[3] + 1, value]), also when the key already holds ARGV[1] (a resent call);
---         {1, the block's last token, the grant's token} when a release granted the key to the caller (its
---         waiter id ARGV[4], the key's value is that id followed by 16 digits, release.lua): the key is
---         extended to ARGV[2] and the caller holds it with that token (the block is release.lua's ARGV[6]);
 --         {0, remaining TTL of the holder's key (or of the head's reservation) in ms, or -1 when it has
 --         none} when taken; {0, -3} when refused because work is parked (ARGV[9]).
 -- Errors: WRONGTYPE when the lock key holds a non-string value; WRONGTYPE or INCRBY's error when the counter is
@@ -95,14 +90,6 @@ if held and string.sub(held, 1, #token) == token then
 end
 if yields then -- after the resend check: a resent grant stays a grant
   return {0, -3}
-end
-if waiter ~= '' and held and #held >= #waiter + 16 and string.sub(held, 1, #waiter) == waiter
-    and string.match(string.sub(held, #waiter + 1, #waiter + 16), '^%d+$') then
-  -- granted to the caller by a release while it was the queue's head (release.lua): it holds the key from
-  -- now on with that grant's token and block, and the key lives for the caller's lease from here
-  redis.call('PEXPIRE', key, ARGV[2])
-  local granted = string.sub(held, 1, #waiter + 16)
-  return {1, tonumber(string.sub(granted, #waiter + 1)), granted}
 end
 
 local now = nowMillis()

@@ -10,11 +10,7 @@
 -- ARGV[3]  waiter channel prefix p{e}:released:
 -- ARGV[4]  '1' to publish with SPUBLISH (Redis 7.0+ cluster: sharded pub/sub), else PUBLISH
 --
--- A key granted to the waiter by a release it did not take up (its value is the waiter's id followed by 16
--- digits, release.lua) is passed on the same way.
---
--- Returns 1 when the key was reserved for the waiter (and passed on or deleted); the grant's fencing token
--- (the block's last, always above 3) when a grant to the waiter was passed on or deleted; else 0.
+-- Returns 1 when the key was reserved for the waiter (and passed on or deleted), else 0.
 redis.replicate_commands() -- TIME before writes: replicate effects (the default since Redis 5; kept for 6.2)
 --@include waiters.lua
 leave(KEYS[2], KEYS[3], ARGV[1])
@@ -22,11 +18,5 @@ local held = redis.pcall('GET', KEYS[1])
 if held == '~' .. ARGV[1] then
   passOn(KEYS[1], KEYS[2], KEYS[3], nowMillis(), tonumber(ARGV[2]), ARGV[3], ARGV[4], '~')
   return 1
-end
-local id = ARGV[1]
-if type(held) == 'string' and #held >= #id + 16 and string.sub(held, 1, #id) == id
-    and string.match(string.sub(held, #id + 1, #id + 16), '^%d+$') then
-  passOn(KEYS[1], KEYS[2], KEYS[3], nowMillis(), tonumber(ARGV[2]), ARGV[3], ARGV[4], '~')
-  return tonumber(string.sub(held, #id + 1, #id + 16))
 end
 return 0

@@ -5,11 +5,8 @@
 -- The list p{e}:waiters holds the ids in arrival order, the zset p{e}:waiter-deadlines each id's deadline in
 -- server milliseconds. A waiter refreshes its deadline with every request while it waits (at least every
 -- 200 ms); an entry whose deadline passed (a crashed or stalled waiter) is pruned when it reaches the head.
--- A key released while a live waiter is queued is not deleted but granted to the head (release.lua: the
--- head's token is its id followed by the fencing token, 16 digits, and the key lives only as long as the
--- head's entry would have), and only the head is told, on the channel p{e}:released:<id>. Where no fencing
--- token can be issued (leave.lua, a reservation moved by acquire.lua) the key is reserved for the head
--- instead: its value becomes '~' .. id (never a token, which is hex), and the head takes it with a request.
+-- A key released while a live waiter is queued is not deleted but reserved for the head: its value becomes
+-- '~' .. id (never a token, which is hex), and only the head is told, on the channel p{e}:released:<id>.
 --@include notice.lua
 
 -- The server's time in milliseconds.
@@ -19,8 +16,7 @@ local function nowMillis()
 end
 
 -- The id of the queue's first live waiter, after pruning expired entries at the head (at most 32 per call;
--- beyond that the head is taken as live until the next call), and its deadline (server ms; nil when that
--- head was not looked at); false when no waiter is queued.
+-- beyond that the head is taken as live until the next call); false when no waiter is queued.
 local function liveHead(waiters, deadlines, now)
   for _ = 1, 32 do
     local id = redis.call('LINDEX', waiters, 0)
@@ -29,12 +25,12 @@ local function liveHead(waiters, deadlines, now)
     end
     local deadline = redis.call('ZSCORE', deadlines, id)
     if deadline and tonumber(deadline) > now then
-      return id, tonumber(deadline)
+      return id
     end
     redis.call('LPOP', waiters)
     redis.call('ZREM', deadlines, id)
   end
-  return redis.call('LINDEX', waiters, 0), nil
+  return redis.call('LINDEX', waiters, 0)
 end
 
 -- Queues id at the tail, or refreshes its deadline when it is queued; both keys live 3 entry lives after.

@@ -12,8 +12,8 @@ import redis.clients.jedis.RedisClient;
 
 /**
  * Issue 19: the waiter queue keeps the scripts' answers to resends (a client resends after a lost reply):
- * a release that granted the key to the queue's head (issue 30: a direct hand-off), and the head's request
- * that finds the grant, give the same answer again and change nothing; fencing tokens keep increasing.
+ * a release that reserved the key for the queue's head, and the head's acquisition of it, give the same
+ * answer again and change nothing; fencing tokens keep increasing.
  */
 @ExtendWith(RedisExtension.class)
 final class WaiterScriptsIT {
@@ -40,19 +40,12 @@ final class WaiterScriptsIT {
     private static long release(RedisClient redis, String token) {
         return (Long) LockLua.RELEASE.run(
                 redis,
-                bytes(KEY, KEY + ":last-release", KEY + ":waiters", KEY + ":waiter-deadlines", KEY + ":fence"),
-                bytes(token, KEY + ":released:", "0", "60000", "1000", "8"));
-    }
-
-    private static long leave(RedisClient redis, String waiter) {
-        return (Long) LockLua.LEAVE.run(
-                redis,
-                bytes(KEY, KEY + ":waiters", KEY + ":waiter-deadlines"),
-                bytes(waiter, "1000", KEY + ":released:", "0"));
+                bytes(KEY, KEY + ":last-release", KEY + ":waiters", KEY + ":waiter-deadlines"),
+                bytes(token, KEY + ":released:", "0", "60000", "1000"));
     }
 
     @Test
-    void releaseGrantsTheHeadAndTheHeadsRequestFindsIt_resent_sameAnswersNothingChanged(RedisClient redis) {
+    void releaseToTheHeadAndTheHeadsAcquisition_resent_sameAnswersNothingChanged(RedisClient redis) {
         List<?> first = acquire(redis, HOLDER, "", "new");
         assertThat(first.get(0)).isEqualTo(1L);
         long holderFence = (Long) first.get(1);
@@ -60,57 +53,21 @@ final class WaiterScriptsIT {
         assertThat(redis.get(KEY)).isEqualTo(HOLDER + "+");
         assertThat(redis.lrange(KEY + ":waiters", 0, -1)).containsExactly(HEAD_ID);
 
-        assertThat(release(redis, HOLDER)).isEqualTo(2L); // granted to the head, which was told
-        String grant = redis.get(KEY);
-        assertThat(grant).startsWith(HEAD_ID).hasSize(32); // the head's id and the block's last token
-        long fence = Long.parseLong(grant.substring(16));
-        assertThat(fence).isGreaterThan(holderFence + 7);
-        assertThat(redis.pttl(KEY)).isBetween(1L, 1000L); // no longer than the head's entry had left
-        assertThat(redis.exists(KEY + ":waiters")).isFalse(); // the head was popped
+        assertThat(release(redis, HOLDER)).isEqualTo(2L); // reserved for the head, which was told
+        assertThat(redis.get(KEY)).isEqualTo("~" + HEAD_ID);
         assertThat(release(redis, HOLDER)).isEqualTo(3L); // the resend: its own earlier success
-        assertThat(redis.get(KEY)).isEqualTo(grant);
+        assertThat(redis.get(KEY)).isEqualTo("~" + HEAD_ID);
 
-        // a head that missed the notice: its next request (any fresh token) finds its grant and extends it
-        List<?> granted = acquire(redis, "c".repeat(32), HEAD_ID, "wait");
+        List<?> granted = acquire(redis, HEAD, HEAD_ID, "wait");
         assertThat(granted.get(0)).isEqualTo(1L);
-        assertThat(granted.get(1)).isEqualTo(fence);
-        assertThat(new String((byte[]) granted.get(2), StandardCharsets.US_ASCII))
-                .isEqualTo(grant);
-        assertThat(redis.pttl(KEY)).isGreaterThan(20_000L); // the lease (30 s)
-        assertThat(acquire(redis, "d".repeat(32), HEAD_ID, "wait").get(1)).isEqualTo(fence); // resend: same grant
-        assertThat(redis.get(KEY)).isEqualTo(grant);
+        assertThat((Long) granted.get(1)).isGreaterThan(holderFence + 7);
+        assertThat(redis.get(KEY)).isEqualTo(HEAD); // nobody else queued: unmarked
+        assertThat(redis.exists(KEY + ":waiters")).isFalse();
+        assertThat(acquire(redis, HEAD, HEAD_ID, "wait")).isEqualTo(granted); // the resend: the same grant
+        assertThat(redis.get(KEY)).isEqualTo(HEAD);
 
-        assertThat(release(redis, grant)).isEqualTo(1L);
+        assertThat(release(redis, HEAD)).isEqualTo(1L);
         assertThat(redis.exists(KEY)).isFalse();
-        List<?> next = acquire(redis, HOLDER, "", "new");
-        assertThat((Long) next.get(1)).isGreaterThan(fence + 7); // fencing tokens keep rising past the grant's block
-    }
-
-    @Test
-    void release_headsEntryNearItsDeadline_grantLivesOnlyUntilThatDeadline(RedisClient redis) {
-        assertThat(acquire(redis, HOLDER, "", "new").get(0)).isEqualTo(1L);
-        assertThat(acquire(redis, HEAD, HEAD_ID, "new").get(0)).isEqualTo(0L);
-        List<?> time = (List<?>) redis.eval("return redis.call('TIME')");
-        long now =
-                Long.parseLong(String.valueOf(time.get(0))) * 1000 + Long.parseLong(String.valueOf(time.get(1))) / 1000;
-        redis.zadd(KEY + ":waiter-deadlines", now + 300, HEAD_ID); // the head last asked 700 ms ago
-        assertThat(release(redis, HOLDER)).isEqualTo(2L);
-        assertThat(redis.get(KEY)).startsWith(HEAD_ID);
-        assertThat(redis.pttl(KEY)).isBetween(1L, 300L); // a dead head delays the queue no longer than before
-    }
-
-    @Test
-    void leave_afterAGrantItDidNotTake_passesTheKeyOnAndReturnsTheGrantsFence(RedisClient redis) {
-        String second = "00000000000000c2";
-        assertThat(acquire(redis, HOLDER, "", "new").get(0)).isEqualTo(1L);
-        assertThat(acquire(redis, HEAD, HEAD_ID, "new").get(0)).isEqualTo(0L);
-        assertThat(acquire(redis, "c".repeat(32), second, "new").get(0)).isEqualTo(0L);
-        assertThat(release(redis, HOLDER)).isEqualTo(2L);
-        String grant = redis.get(KEY);
-        assertThat(grant).startsWith(HEAD_ID).endsWith("+"); // another waiter still queued
-        assertThat(leave(redis, HEAD_ID)).isEqualTo(Long.parseLong(grant.substring(16, 32)));
-        assertThat(redis.get(KEY)).isEqualTo("~" + second); // reserved for the next live waiter
-        assertThat(acquire(redis, "c".repeat(32), second, "wait").get(0)).isEqualTo(1L);
     }
 
     @Test

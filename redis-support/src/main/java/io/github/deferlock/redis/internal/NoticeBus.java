@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.Consumer;
 
 /**
  * Notices (a lock was released, a job became due) for the listeners of one client owner, over plain or
@@ -31,7 +30,7 @@ public final class NoticeBus implements AutoCloseable {
     private final byte[] anchor;
 
     // all guarded by this
-    private final Map<ByteBuffer, List<Consumer<byte[]>>> listeners = new HashMap<>();
+    private final Map<ByteBuffer, List<Runnable>> listeners = new HashMap<>();
     private NoticeTransport transport;
     private Thread deciding;
     private boolean closed;
@@ -67,23 +66,14 @@ public final class NoticeBus implements AutoCloseable {
      * bus nothing is subscribed.
      */
     public Subscription watch(byte[] channel, Runnable listener) {
-        Require.notNull("listener", listener);
-        return watchMessages(channel, message -> listener.run());
-    }
-
-    /**
-     * Like {@link #watch(byte[], Runnable)}, but the listener is given each notice's message, or null when it
-     * runs because notices may have been missed (a (re)subscription, a lost connection): look again.
-     */
-    public Subscription watchMessages(byte[] channel, Consumer<byte[]> listener) {
         ByteBuffer ch = ByteBuffer.wrap(channel.clone());
         Require.notNull("listener", listener);
-        Consumer<byte[]> registration = listener::accept; // a distinct identity per registration
+        Runnable registration = listener::run; // a distinct identity per registration
         synchronized (this) {
             if (closed) {
                 return () -> {};
             }
-            List<Consumer<byte[]>> list = listeners.computeIfAbsent(ch, c -> new ArrayList<>());
+            List<Runnable> list = listeners.computeIfAbsent(ch, c -> new ArrayList<>());
             list.add(registration);
             NoticeTransport t = transport();
             if (list.size() == 1 && t != null) {
@@ -93,8 +83,8 @@ public final class NoticeBus implements AutoCloseable {
         return () -> unwatch(ch, registration);
     }
 
-    private synchronized void unwatch(ByteBuffer ch, Consumer<byte[]> registration) {
-        List<Consumer<byte[]>> list = listeners.get(ch);
+    private synchronized void unwatch(ByteBuffer ch, Runnable registration) {
+        List<Runnable> list = listeners.get(ch);
         if (list == null || !list.removeIf(r -> r == registration) || !list.isEmpty()) {
             return;
         }
@@ -120,17 +110,7 @@ public final class NoticeBus implements AutoCloseable {
     }
 
     private NoticeTransport create(boolean sharded) {
-        NoticeTransport.Sink sink = new NoticeTransport.Sink() {
-            @Override
-            public void wake(Collection<ByteBuffer> channels) {
-                NoticeBus.this.wake(channels);
-            }
-
-            @Override
-            public void notice(ByteBuffer channel, byte[] message) {
-                NoticeBus.this.run(List.of(channel), message);
-            }
-        };
+        NoticeTransport.Sink sink = this::wake;
         return sharded
                 ? new ShardedNotices(topology, sink, threadName)
                 : new PlainNotices(topology.redis(), sink, threadName, anchor);
@@ -167,21 +147,17 @@ public final class NoticeBus implements AutoCloseable {
     }
 
     private void wake(Collection<ByteBuffer> channels) {
-        run(channels, null);
-    }
-
-    private void run(Collection<ByteBuffer> channels, byte[] message) {
-        List<Consumer<byte[]>> due = new ArrayList<>();
+        List<Runnable> due = new ArrayList<>();
         synchronized (this) {
             for (ByteBuffer ch : channels) {
-                List<Consumer<byte[]>> list = listeners.get(ch);
+                List<Runnable> list = listeners.get(ch);
                 if (list != null) {
                     due.addAll(list);
                 }
             }
         }
-        for (Consumer<byte[]> r : due) {
-            r.accept(message);
+        for (Runnable r : due) {
+            r.run();
         }
     }
 

@@ -25,8 +25,5 @@ interface NoticeTransport {
          * connection was lost (notices may have been missed: look again).
          */
         void wake(Collection<ByteBuffer> channels);
-
-        /** A notice arrived on {@code channel} with {@code message}: runs the channel's listeners with it. */
-        void notice(ByteBuffer channel, byte[] message);
     }
 }

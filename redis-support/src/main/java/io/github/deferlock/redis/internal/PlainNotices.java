@@ -230,7 +230,7 @@ final class PlainNotices implements NoticeTransport {
 
         @Override
         public void onMessage(byte[] channel, byte[] message) {
-            sink.notice(ByteBuffer.wrap(channel), message);
+            sink.wake(List.of(ByteBuffer.wrap(channel)));
         }
     }
 

@@ -293,7 +293,7 @@ final class ShardedNotices implements NoticeTransport {
 
         @Override
         public void onSMessage(byte[] channel, byte[] message) {
-            sink.notice(ByteBuffer.wrap(channel), message);
+            sink.wake(List.of(ByteBuffer.wrap(channel)));
         }
     }
 }
