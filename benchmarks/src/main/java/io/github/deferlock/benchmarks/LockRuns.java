@@ -288,6 +288,13 @@ final class LockRuns {
                     for (int n : Metrics.JVMS) {
                         Contention c = pool.run(n, LockSide.freshKey("cn"), settings.warmup(), settings.contended());
                         publish("lock.contended." + n + "jvm.", side, round, c);
+                        if (side.equals(Sides.DEFERLOCK) && n > 2) {
+                            // the FIFO floor of this round's p99 wait: N − 1 cycles at this round's rate
+                            results.add(
+                                    "lock.contended." + n + "jvm.p99wait",
+                                    Sides.FIFO_FLOOR,
+                                    (n - 1) * 1000.0 / c.throughput());
+                        }
                     }
                 } finally {
                     pool.closeSide();

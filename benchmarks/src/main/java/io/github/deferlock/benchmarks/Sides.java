@@ -23,6 +23,11 @@ final class Sides {
     static final String SEED = "seed";
     /** 1 ÷ the measured critical-section duration: what one key can do with perfect hand-offs. */
     static final String HOLD_CEILING = "hold-ceiling";
+    /**
+     * The FIFO queueing floor of a contended p99 wait: with N processes served in arrival order a waiter waits
+     * for the N − 1 ahead of it, one cycle each, so (N − 1) ÷ deferlock's throughput in the same round.
+     */
+    static final String FIFO_FLOOR = "fifo-floor";
     /** A figure of {@code redis-benchmark} in the same run. */
     static final String REDIS_BENCHMARK = "redis-benchmark";
 
