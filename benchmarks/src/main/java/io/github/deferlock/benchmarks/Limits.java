@@ -193,7 +193,7 @@ final class Limits {
                                     "\"" + "x".repeat(98) + "\"");
                         case "claim" ->
                             List.of(
-                                    "11",
+                                    "12",
                                     "rb:e:due",
                                     "rb:e:fl",
                                     "rb:e:jobs",
@@ -205,11 +205,13 @@ final class Limits {
                                     "rb:e:paused",
                                     "rb:e:rate-limit",
                                     "rb:e:rate",
+                                    "rb:e:liveness",
                                     "10",
                                     "30000",
                                     "5",
                                     "10",
-                                    "60000");
+                                    "60000 c__rand_int__",
+                                    "0");
                         default -> throw new IllegalArgumentException(name);
                     });
         }
