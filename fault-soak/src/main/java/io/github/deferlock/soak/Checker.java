@@ -33,8 +33,12 @@ import java.util.stream.Collectors;
  *
  * <p>Failover losses (docs/cluster-sentinel.md: replication is asynchronous, so a failover may lose a write
  * the old master acknowledged but had not yet sent to the replica that was promoted) are counted by kind, not
- * reported as violations, when the write straddles a failover window of the history (acknowledged at most
- * {@link #REPLICATION_GRACE_MS} before the master's SIGKILL and before the killed node was back):
+ * reported as violations, when the write straddles a failover window of the history: acknowledged after the
+ * window's sync point and before the killed node was back. The sync point is not a guess: just before the
+ * SIGKILL the runner writes to the master and {@code WAIT}s for every replica, so every write acknowledged
+ * before that is on whichever replica is promoted, and losing it is a violation. When the replicas did not
+ * confirm within {@link ScheduleRun#SYNC_WAIT_MS}, nothing tells which earlier writes were replicated, and
+ * the window opens at the schedule's start (counted in the totals as a failover without sync):
  *
  * <ul>
  *   <li>{@code enqueue}: an acknowledged enqueue without replica acknowledgement ({@code ENQ}) that was never
@@ -52,12 +56,6 @@ final class Checker {
 
     /** Details listed per check and schedule at most; the count says how many more there were. */
     static final int MAX_DETAILS = 5;
-
-    /**
-     * How long before a master's SIGKILL an acknowledged write may still be missing on its replica: the
-     * replication lag of a loopback replica on a loaded 2-core box stays far below it.
-     */
-    static final long REPLICATION_GRACE_MS = 2000;
 
     private Checker() {}
 
@@ -98,7 +96,7 @@ final class Checker {
     /** The failover window that {@code earlierMs} precedes the end of and {@code laterMs} follows the start of. */
     private static History.Failover straddled(History h, long earlierMs, long laterMs) {
         for (History.Failover f : h.failovers()) {
-            if (earlierMs >= f.startMs() - REPLICATION_GRACE_MS && earlierMs <= f.endMs() && laterMs >= f.startMs()) {
+            if (earlierMs >= f.syncMs() && earlierMs <= f.endMs() && laterMs >= f.startMs()) {
                 return f;
             }
         }

@@ -26,8 +26,10 @@ import java.util.Objects;
  *   <li>{@code H id receipt attempts startMs client}: a handler run began
  *   <li>{@code R id receipt endMs}: that run finished its work (the job counts as handled)
  *   <li>{@code A id receipt ok endMs}: the handler acked the job itself; {@code ok} is 1 when the ack succeeded
- *   <li>{@code FO kind startMs endMs}: written by the runner, a failover window: from the SIGKILL of a master to
- *       the moment the killed node was back as a replica
+ *   <li>{@code FO kind startMs endMs syncMs}: written by the runner, a failover window: from the SIGKILL of a
+ *       master ({@code startMs}) to the moment the killed node was back as an in-sync replica and the new master
+ *       streamed to every replica ({@code endMs}); {@code syncMs} is when the runner's {@code WAIT} before the
+ *       kill began, which every replica confirmed, or {@code -} when they did not confirm in time
  * </ul>
  *
  * @param acquires lock acquisitions
@@ -72,8 +74,30 @@ record History(
         Objects.requireNonNull(end, "end cannot be null");
     }
 
-    /** A failover window: the SIGKILL of a master until the killed node was back as a replica. */
-    record Failover(String kind, long startMs, long endMs) {}
+    /**
+     * A failover window: the SIGKILL of a master until the killed node was back as a replica.
+     *
+     * @param kind the fault ({@code master_kill}, {@code master_failover})
+     * @param startMs the SIGKILL
+     * @param endMs the killed node back as an in-sync replica, every replica streaming again
+     * @param syncMs the moment before which every write the master acknowledged was on every replica (the
+     *     runner's {@code WAIT} just before the kill), or {@link #UNKNOWN} when the replicas did not confirm
+     */
+    record Failover(String kind, long startMs, long endMs, long syncMs) {
+        /** The {@code syncMs} of a failover whose replicas did not confirm the runner's {@code WAIT}. */
+        static final long UNKNOWN = Long.MIN_VALUE;
+
+        /** Whether the replicas confirmed the runner's {@code WAIT} before the kill. */
+        boolean synced() {
+            return syncMs != UNKNOWN;
+        }
+
+        @Override
+        public String toString() {
+            return kind + " [" + (synced() ? "replicas in sync at " + syncMs : "replica sync unknown") + ", killed at "
+                    + startMs + ", back at " + endMs + "]";
+        }
+    }
 
     /** A lock acquisition. */
     record Acquire(String key, long token, String hold, long startMs, long replyMs) {}
@@ -167,7 +191,12 @@ record History(
                             replicated.add(f[1]);
                         }
                     }
-                    case "FO" -> failovers.add(new Failover(f[1], Long.parseLong(f[2]), Long.parseLong(f[3])));
+                    case "FO" ->
+                        failovers.add(new Failover(
+                                f[1],
+                                Long.parseLong(f[2]),
+                                Long.parseLong(f[3]),
+                                f.length < 5 || f[4].equals("-") ? Failover.UNKNOWN : Long.parseLong(f[4])));
                     case "ENQ?" -> enqueueUnknown.add(f[1]);
                     case "H" -> handles.add(new Handle(f[1], f[2], Integer.parseInt(f[3]), Long.parseLong(f[4]), f[5]));
                     case "R" -> handled.add(new Handled(f[1], f[2], Long.parseLong(f[3])));

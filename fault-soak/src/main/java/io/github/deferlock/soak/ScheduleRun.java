@@ -391,19 +391,22 @@ final class ScheduleRun {
             case MASTER_KILL -> {
                 synchronized (redisFaults) {
                     RedisServer old = group.primary();
+                    long sync = syncReplicas(old, "soak-sync");
                     long start = System.currentTimeMillis();
                     old.kill();
-                    group.awaitFailover(old, TOPOLOGY_CHANGE);
+                    RedisServer promoted = group.awaitFailover(old, TOPOLOGY_CHANGE);
                     sleep(f.durationMs());
                     old.restart();
                     awaitReplicaInSync(old);
-                    recorder.event("FO", "master_kill", start, System.currentTimeMillis());
+                    awaitReplicasOnline(promoted);
+                    recorder.event("FO", "master_kill", start, System.currentTimeMillis(), syncField(sync));
                 }
             }
             case MASTER_FAILOVER -> {
                 synchronized (redisFaults) {
                     cluster.awaitHealthy(TOPOLOGY_CHANGE);
                     RedisServer old = cluster.masterFor("{" + f.target() + "}");
+                    long sync = syncReplicas(old, "{" + f.target() + "}:soak-sync");
                     long start = System.currentTimeMillis();
                     old.kill();
                     cluster.awaitHealthy(TOPOLOGY_CHANGE); // every slot on a running master: the replica took over
@@ -411,7 +414,8 @@ final class ScheduleRun {
                     old.restart();
                     awaitReplicaInSync(old);
                     cluster.awaitHealthy(TOPOLOGY_CHANGE);
-                    recorder.event("FO", "master_failover", start, System.currentTimeMillis());
+                    awaitReplicasOnline(cluster.masterFor("{" + f.target() + "}"));
+                    recorder.event("FO", "master_failover", start, System.currentTimeMillis(), syncField(sync));
                 }
             }
             case SLOT_MIGRATE -> {
@@ -437,6 +441,62 @@ final class ScheduleRun {
         }
         synchronized (applied) {
             applied.merge(f.kind(), 1, Integer::sum);
+        }
+    }
+
+    /** How long the runner's {@code WAIT} before a master's SIGKILL waits for every replica to confirm. */
+    static final long SYNC_WAIT_MS = 5_000;
+
+    /**
+     * Fixes where a failover window opens, from the replication stream rather than a guess: writes {@code key}
+     * on {@code master}, then {@code WAIT}s up to {@link #SYNC_WAIT_MS} for every replica of the topology. The
+     * stream is ordered, so when they all confirm, every write the master acknowledged before this call began
+     * is on every replica, whichever one is promoted: losing it would be a broken promise, not a failover loss.
+     *
+     * @return the wall-clock time taken before the write, or -1 when not every replica confirmed in time (then
+     *     nothing tells which earlier writes a promotion may lose)
+     */
+    private long syncReplicas(RedisServer master, String key) {
+        long before = System.currentTimeMillis();
+        int replicas = settings.topology().replicas();
+        try (Jedis j = master.newConnection()) {
+            j.set(key, Long.toString(before));
+            return j.waitReplicas(replicas, SYNC_WAIT_MS) >= replicas ? before : -1;
+        } catch (RuntimeException e) {
+            return -1;
+        }
+    }
+
+    /** The {@code FO} line's sync field: the time {@link #syncReplicas} returned, or {@code -} when unknown. */
+    private static String syncField(long sync) {
+        return sync < 0 ? "-" : Long.toString(sync);
+    }
+
+    /**
+     * Waits until {@code master} streams to every replica of the topology ({@code connected_slaves} and each
+     * one {@code online}), so the next failover's {@link #syncReplicas} can count on all of them: a Sentinel
+     * replica the promotion did not pick resyncs with the new master after it.
+     */
+    private void awaitReplicasOnline(RedisServer master) {
+        int replicas = settings.topology().replicas();
+        long deadline = System.nanoTime() + TOPOLOGY_CHANGE.toNanos();
+        while (true) {
+            try (Jedis j = master.newConnection()) {
+                String info = j.info("replication");
+                long online = info.lines()
+                        .filter(l -> l.startsWith("slave") && l.contains("state=online"))
+                        .count();
+                if (info.contains("role:master") && online >= replicas) {
+                    return;
+                }
+            } catch (RuntimeException e) {
+                // loading or busy: ask again
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("master " + master.port() + " did not stream to " + replicas
+                        + " online replica(s) within " + TOPOLOGY_CHANGE);
+            }
+            sleep(100);
         }
     }
 

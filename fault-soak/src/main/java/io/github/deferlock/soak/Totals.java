@@ -16,6 +16,7 @@ final class Totals {
     private final Topology topology;
     long enqueuedReplicated;
     long failovers;
+    long failoversUnsynced;
     long schedules;
     long schedulesWithViolations;
     long harnessErrors;
@@ -74,6 +75,7 @@ final class Totals {
         enqueued += h.enqueued().size();
         enqueuedReplicated += h.replicated().size();
         failovers += h.failovers().size();
+        failoversUnsynced += h.failovers().stream().filter(f -> !f.synced()).count();
         r.failoverLosses().forEach((k, n) -> failoverLosses.merge(k, (long) n, Long::sum));
         enqueueUnknown += h.enqueueUnknown().size();
         handlerRuns += h.handled().size();
@@ -154,6 +156,9 @@ final class Totals {
         sb.append("violations: ").append(violations).append('\n');
         sb.append("failover windows: ")
                 .append(failovers)
+                .append(" (")
+                .append(failoversUnsynced)
+                .append(" whose replicas did not confirm the WAIT before the kill)")
                 .append("; writes lost in failover: ")
                 .append(failoverLosses());
         failoverLosses.forEach((k, n) -> sb.append(", ").append(k).append(' ').append(n));

@@ -188,9 +188,12 @@ final class CheckerTest {
         assertThat(Plan.of(7, s)).isNotEqualTo(Plan.of(8, s));
     }
 
-    /** A failover window from 5000 to 9000: a master killed at 5000, back as a replica at 9000. */
+    /**
+     * A failover window from 4500 to 9000: every replica confirmed the runner's WAIT sent at 4500, the master
+     * was killed at 5000 and was back as a replica at 9000.
+     */
     private static History.Builder withFailover() {
-        return clean().line("FO master_kill 5000 9000");
+        return clean().line("FO master_kill 5000 9000 4500");
     }
 
     @Test
@@ -219,15 +222,35 @@ final class CheckerTest {
 
     @Test
     void check_unreplicatedEnqueueLostOutsideAnyFailover_reportsLostEnqueue() {
-        // acknowledged well before the kill (beyond the replication grace) or after the window: no excuse
-        History.Builder b = withFailover()
-                .line("ENQ j7 " + (5000 - Checker.REPLICATION_GRACE_MS - 1))
-                .line("ENQ j8 9001");
+        // acknowledged before the WAIT every replica confirmed (so every replica had it) or after the window
+        History.Builder b = withFailover().line("ENQ j7 4499").line("ENQ j8 9001");
 
         Checker.Verdict v = Checker.judge(SEED, b.build(History.QueueEnd.empty()));
 
         assertThat(checks(v.violations())).containsExactly("lost-enqueue", "lost-enqueue");
+        assertThat(v.violations().get(0).detail()).contains("j7").contains("replicas in sync at 4500");
         assertThat(v.failoverLosses()).isEmpty();
+    }
+
+    @Test
+    void check_enqueueLostInFailoverWhoseReplicasDidNotConfirm_isCountedFromTheScheduleStart() {
+        // the replicas did not confirm the WAIT: nothing tells which earlier writes they had
+        History.Builder b =
+                clean().line("FO master_kill 5000 9000 -").line("ENQ j7 1000").line("ENQ j8 9001");
+
+        Checker.Verdict v = Checker.judge(SEED, b.build(History.QueueEnd.empty()));
+
+        assertThat(checks(v.violations())).containsExactly("lost-enqueue");
+        assertThat(v.violations().get(0).detail()).contains("j8").contains("replica sync unknown");
+        assertThat(v.failoverLosses()).containsExactly(Map.entry("enqueue", 1));
+    }
+
+    @Test
+    void check_oldFailoverLineWithoutSyncField_isReadAsUnknown() {
+        History h = clean().line("FO master_kill 5000 9000").build(History.QueueEnd.empty());
+
+        assertThat(h.failovers()).singleElement().satisfies(f -> assertThat(f.synced())
+                .isFalse());
     }
 
     @Test
@@ -246,9 +269,9 @@ final class CheckerTest {
     void check_deliveryRunsAgainAfterItsAckAcrossAFailover_isCountedAsLostAck() {
         History.Builder b = withFailover()
                 .line("ENQ j10 4000")
-                .line("H j10 rc7 1 4100 c0g0")
-                .line("R j10 rc7 4120")
-                .line("A j10 rc7 1 4125")
+                .line("H j10 rc7 1 4600 c0g0")
+                .line("R j10 rc7 4620")
+                .line("A j10 rc7 1 4625")
                 .line("H j10 rc7 1 7000 c1g0"); // the receipt counter was lost with the old master
 
         Checker.Verdict v = Checker.judge(SEED, b.build(History.QueueEnd.empty()));
@@ -258,11 +281,27 @@ final class CheckerTest {
     }
 
     @Test
-    void check_staleHolderWritesAfterANewerGrantAcrossAFailover_isCountedAsLostLock() {
-        // a's grant at 4500 was not replicated; b got the lock from the promoted replica at 6000
+    void check_deliveryRunsAgainAfterAnAckEveryReplicaHad_reportsHandledAfterAck() {
+        // the ack at 4125 came before the WAIT at 4500 that every replica confirmed: no failover can lose it
         History.Builder b = withFailover()
-                .line("ACQ r1 10 a 4490 4500")
-                .line("WRITE r1 10 a 4510 1")
+                .line("ENQ j11 4000")
+                .line("H j11 rc8 1 4100 c0g0")
+                .line("R j11 rc8 4120")
+                .line("A j11 rc8 1 4125")
+                .line("H j11 rc8 1 7000 c1g0");
+
+        Checker.Verdict v = Checker.judge(SEED, b.build(History.QueueEnd.empty()));
+
+        assertThat(checks(v.violations())).isNotEmpty().containsOnly("handled-after-ack");
+        assertThat(v.failoverLosses()).isEmpty();
+    }
+
+    @Test
+    void check_staleHolderWritesAfterANewerGrantAcrossAFailover_isCountedAsLostLock() {
+        // a's grant at 4600 was not replicated; b got the lock from the promoted replica at 6000
+        History.Builder b = withFailover()
+                .line("ACQ r1 10 a 4590 4600")
+                .line("WRITE r1 10 a 4610 1")
                 .line("ACQ r1 11 b 5990 6000")
                 .line("WRITE r1 10 a 6010 1")
                 .line("WRITE r1 11 b 6020 1");
