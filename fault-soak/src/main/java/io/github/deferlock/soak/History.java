@@ -28,7 +28,7 @@ import java.util.Objects;
  *   <li>{@code A id receipt ok endMs}: the handler acked the job itself; {@code ok} is 1 when the ack succeeded
  *   <li>{@code FO kind startMs endMs syncMs}: written by the runner, a failover window: from the SIGKILL of a
  *       master ({@code startMs}) to the moment the killed node was back as an in-sync replica and the new master
- *       streamed to every replica ({@code endMs}); {@code syncMs} is when the runner's {@code WAIT} before the
+ *       streamed to every replica, or 30 s later ({@code endMs}); {@code syncMs} is when the runner's {@code WAIT} before the
  *       kill began, which every replica confirmed, or {@code -} when they did not confirm in time
  * </ul>
  *

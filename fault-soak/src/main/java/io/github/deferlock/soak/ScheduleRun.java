@@ -472,15 +472,20 @@ final class ScheduleRun {
         return sync < 0 ? "-" : Long.toString(sync);
     }
 
+    /** How long a failover's end waits for the new master to stream to every replica again. */
+    static final long REPLICAS_ONLINE_WAIT_MS = 30_000;
+
     /**
-     * Waits until {@code master} streams to every replica of the topology ({@code connected_slaves} and each
-     * one {@code online}), so the next failover's {@link #syncReplicas} can count on all of them: a Sentinel
-     * replica the promotion did not pick resyncs with the new master after it.
+     * Waits, at most {@link #REPLICAS_ONLINE_WAIT_MS}, until {@code master} streams to every replica of the
+     * topology ({@code connected_slaves}, each {@code online}), so that the next failover's {@link
+     * #syncReplicas} can count on all of them. Best effort: a Sentinel replica the promotion did not pick can
+     * stay chained behind the restarted old master for a while (it still gets the stream, but {@code WAIT} on
+     * the master does not count it); then the next failover's sync is unknown, which the checker handles.
      */
     private void awaitReplicasOnline(RedisServer master) {
         int replicas = settings.topology().replicas();
-        long deadline = System.nanoTime() + TOPOLOGY_CHANGE.toNanos();
-        while (true) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(REPLICAS_ONLINE_WAIT_MS);
+        while (System.nanoTime() < deadline) {
             try (Jedis j = master.newConnection()) {
                 String info = j.info("replication");
                 long online = info.lines()
@@ -491,10 +496,6 @@ final class ScheduleRun {
                 }
             } catch (RuntimeException e) {
                 // loading or busy: ask again
-            }
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("master " + master.port() + " did not stream to " + replicas
-                        + " online replica(s) within " + TOPOLOGY_CHANGE);
             }
             sleep(100);
         }
