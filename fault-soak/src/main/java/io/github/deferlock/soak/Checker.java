@@ -34,8 +34,8 @@ import java.util.stream.Collectors;
  * <p>Failover losses (docs/cluster-sentinel.md: replication is asynchronous, so a failover may lose a write
  * the old master acknowledged but had not yet sent to the replica that was promoted) are counted by kind, not
  * reported as violations, when the write straddles a failover window of the history: acknowledged after the
- * window's sync point and before the killed node was back. The sync point is not a guess: just before the
- * SIGKILL the runner writes to the master and {@code WAIT}s for every replica, so every write acknowledged
+ * window's sync point and before the killed node was back. The sync point is not a guess: {@link
+ * ScheduleRun#SYNC_LEAD_MS} before the SIGKILL the runner writes to the master and {@code WAIT}s for every replica, so every write acknowledged
  * before that is on whichever replica is promoted, and losing it is a violation. When the replicas did not
  * confirm within {@link ScheduleRun#SYNC_WAIT_MS}, nothing tells which earlier writes were replicated, and
  * the window opens at the schedule's start (counted in the totals as a failover without sync):

@@ -392,6 +392,7 @@ final class ScheduleRun {
                 synchronized (redisFaults) {
                     RedisServer old = group.primary();
                     long sync = syncReplicas(old, "soak-sync");
+                    sleep(SYNC_LEAD_MS); // the load goes on: the replicas lag at the kill as they do under load
                     long start = System.currentTimeMillis();
                     old.kill();
                     RedisServer promoted = group.awaitFailover(old, TOPOLOGY_CHANGE);
@@ -407,6 +408,7 @@ final class ScheduleRun {
                     cluster.awaitHealthy(TOPOLOGY_CHANGE);
                     RedisServer old = cluster.masterFor("{" + f.target() + "}");
                     long sync = syncReplicas(old, "{" + f.target() + "}:soak-sync");
+                    sleep(SYNC_LEAD_MS); // the load goes on: the replicas lag at the kill as they do under load
                     long start = System.currentTimeMillis();
                     old.kill();
                     cluster.awaitHealthy(TOPOLOGY_CHANGE); // every slot on a running master: the replica took over
@@ -446,6 +448,14 @@ final class ScheduleRun {
 
     /** How long the runner's {@code WAIT} before a master's SIGKILL waits for every replica to confirm. */
     static final long SYNC_WAIT_MS = 5_000;
+
+    /**
+     * How long the load runs between the sync point and the master's SIGKILL. Killing right after the {@code
+     * WAIT} would find the replicas fully caught up and lose almost nothing; a second of load in between leaves
+     * them as far behind as replication is at that moment, so the failover loses what it would lose without
+     * the sync (counted), and the fencing counter's raise across data loss is exercised.
+     */
+    static final long SYNC_LEAD_MS = 1_000;
 
     /**
      * Fixes where a failover window opens, from the replication stream rather than a guess: writes {@code key}
