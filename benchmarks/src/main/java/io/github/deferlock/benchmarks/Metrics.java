@@ -85,24 +85,17 @@ final class Metrics {
                     n + " JVMs × 1 thread, one key, 1 ms critical section",
                     contended,
                     ratio(FAIR, 1.2)));
-            if (n <= 2) {
-                m.add(lower(
-                        p + "p99wait",
-                        "ms",
-                        "p99 wait to acquire, " + n + " JVMs × 1 thread",
-                        Sides.CONTENDED,
-                        ratio(FAIR, 0.5)));
-            } else {
-                // issue 30: from 4 JVMs half of RFairLock's p99 can be at or below the FIFO queue's own floor
-                List<String> waiting = new ArrayList<>(Sides.CONTENDED);
+            // issue 30: from 4 JVMs half of RFairLock's p99 can be at or below the FIFO queue's own floor
+            List<String> waiting = new ArrayList<>(Sides.CONTENDED);
+            if (n > 2) {
                 waiting.add(Sides.FIFO_FLOOR);
-                m.add(lower(
-                        p + "p99wait",
-                        "ms",
-                        "p99 wait to acquire, " + n + " JVMs × 1 thread",
-                        waiting,
-                        ratio(Sides.FIFO_FLOOR, 1.2)));
             }
+            m.add(lower(
+                    p + "p99wait",
+                    "ms",
+                    "p99 wait to acquire, " + n + " JVMs × 1 thread",
+                    waiting,
+                    n > 2 ? ratio(Sides.FIFO_FLOOR, 1.2) : ratio(FAIR, 0.5)));
             m.add(higher(
                     p + "jain",
                     "index",
