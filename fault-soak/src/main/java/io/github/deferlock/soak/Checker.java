@@ -29,6 +29,8 @@ import java.util.stream.Collectors;
  *   <li>{@code lost-enqueue}: every acknowledged enqueue was handled at least once.
  *   <li>{@code handled-after-ack}: no delivery (receipt) runs twice, and none starts after it was acked.
  *   <li>{@code stuck}: after the settle period nothing is in flight or due, and every dead letter has a reason.
+ *   <li>{@code client-crash}: no client thread ended with an exception nothing caught (a lock call that threw
+ *       what its contract does not name, such as a {@code ClassCastException} from a misread reply).
  * </ul>
  *
  * <p>Failover losses (docs/cluster-sentinel.md: replication is asynchronous, so a failover may lose a write
@@ -89,6 +91,7 @@ final class Checker {
         lostEnqueues(history, sink);
         handledAfterAck(history, sink);
         stuck(history, sink);
+        crashes(history, sink);
         sink.finish();
         return new Verdict(out, sink.losses, sink.lossDetails);
     }
@@ -278,6 +281,15 @@ final class Checker {
                                     + ", acked at " + ack.endMs());
                 }
             }
+        }
+    }
+
+    private static void crashes(History h, Sink sink) {
+        for (History.Crash c : h.crashes()) {
+            sink.add(
+                    "client-crash",
+                    "thread " + c.thread() + " of client " + c.client() + " ended with " + c.exception() + " at "
+                            + c.ms() + " (its stack trace is in that JVM's output)");
         }
     }
 

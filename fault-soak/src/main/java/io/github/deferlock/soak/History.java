@@ -30,6 +30,9 @@ import java.util.Objects;
  *       master ({@code startMs}) to the moment the killed node was back as an in-sync replica and the new master
  *       streamed to every replica, or 30 s later ({@code endMs}); {@code syncMs} is when the runner's {@code WAIT} before the
  *       kill began, which every replica confirmed, or {@code -} when they did not confirm in time
+ *   <li>{@code CRASH client thread exception ms}: a thread of a client JVM ended with an exception nothing
+ *       caught ({@code exception}: its class name); the client threads catch what the library documents, so
+ *       this is a defect (in the library, or in the harness when the recorder failed)
  * </ul>
  *
  * @param acquires lock acquisitions
@@ -43,6 +46,7 @@ import java.util.Objects;
  * @param handles handler runs that began
  * @param handled handler runs that finished their work
  * @param acks acks the handlers made themselves
+ * @param crashes client threads that ended with an uncaught exception
  * @param end the queue as found after the settle period
  */
 record History(
@@ -57,6 +61,7 @@ record History(
         List<Handle> handles,
         List<Handled> handled,
         List<Ack> acks,
+        List<Crash> crashes,
         QueueEnd end) {
 
     History {
@@ -71,6 +76,7 @@ record History(
         handles = List.copyOf(handles);
         handled = List.copyOf(handled);
         acks = List.copyOf(acks);
+        crashes = List.copyOf(crashes);
         Objects.requireNonNull(end, "end cannot be null");
     }
 
@@ -116,6 +122,9 @@ record History(
 
     /** An ack a handler made itself. */
     record Ack(String id, String receipt, boolean ok, long endMs) {}
+
+    /** A client thread that ended with an exception nothing caught. */
+    record Crash(String client, String thread, String exception, long ms) {}
 
     /**
      * The queue after the settle period.
@@ -164,6 +173,7 @@ record History(
         final List<Handle> handles = new ArrayList<>();
         final List<Handled> handled = new ArrayList<>();
         final List<Ack> acks = new ArrayList<>();
+        final List<Crash> crashes = new ArrayList<>();
 
         Builder line(String line) {
             String[] f = line.split(" ");
@@ -201,6 +211,7 @@ record History(
                     case "H" -> handles.add(new Handle(f[1], f[2], Integer.parseInt(f[3]), Long.parseLong(f[4]), f[5]));
                     case "R" -> handled.add(new Handled(f[1], f[2], Long.parseLong(f[3])));
                     case "A" -> acks.add(new Ack(f[1], f[2], "1".equals(f[3]), Long.parseLong(f[4])));
+                    case "CRASH" -> crashes.add(new Crash(f[1], f[2], f[3], Long.parseLong(f[4])));
                     default -> throw new IllegalArgumentException("unknown event");
                 }
             } catch (RuntimeException e) {
@@ -222,6 +233,7 @@ record History(
                     handles,
                     handled,
                     acks,
+                    crashes,
                     end);
         }
     }

@@ -59,6 +59,21 @@ public final class SoakClient {
         RedisClient recorderClient =
                 RedisClient.builder().hostAndPort("127.0.0.1", recorderPort).build();
         Recorder recorder = new Recorder(recorderClient);
+        // the client threads catch what the library documents (LockException, ...): anything else ending one is a
+        // defect the checker must see, not a thread that silently stops working
+        Thread.setDefaultUncaughtExceptionHandler((t, e) -> {
+            e.printStackTrace();
+            try {
+                recorder.event(
+                        "CRASH",
+                        name,
+                        t.getName().replace(' ', '_'),
+                        e.getClass().getName(),
+                        System.currentTimeMillis());
+            } catch (RuntimeException unrecorded) {
+                unrecorded.printStackTrace();
+            }
+        });
         RedisLocks locks = RedisLocks.builder(data).defaultLease(lease).build();
         DelayQueue<String> queue = DelayQueue.builder(data, QUEUE, String.class)
                 .visibilityTimeout(visibility)

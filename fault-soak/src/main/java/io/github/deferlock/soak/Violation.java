@@ -5,7 +5,7 @@ package io.github.deferlock.soak;
  *
  * @param seed the seed whose schedule reproduces it ({@code ./soak --seed <seed>})
  * @param check which check failed: {@code token-order}, {@code overlap}, {@code lost-enqueue}, {@code
- *     handled-after-ack}, {@code stuck}
+ *     handled-after-ack}, {@code stuck}, {@code client-crash}
  * @param detail what was seen
  */
 record Violation(long seed, String check, String detail) {

@@ -336,4 +336,14 @@ final class CheckerTest {
         assertThat(Settings.defaults(Topology.CLUSTER).settleMaxMs())
                 .isGreaterThan(Settings.defaults().settleMaxMs());
     }
+
+    @Test
+    void check_clientThreadEndedWithAnUncaughtException_reportsClientCrash() {
+        List<Violation> v =
+                check(clean().line("CRASH c1g0 holder-r1 java.lang.ClassCastException 1250"), History.QueueEnd.empty());
+        assertThat(v).singleElement().satisfies(x -> {
+            assertThat(x.check()).isEqualTo("client-crash");
+            assertThat(x.detail()).contains("holder-r1", "c1g0", "java.lang.ClassCastException");
+        });
+    }
 }

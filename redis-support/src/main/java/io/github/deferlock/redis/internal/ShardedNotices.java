@@ -24,9 +24,13 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  * channels are routed again from a refreshed slot map, with backoff (50 ms doubling to 1 s) after a failure,
  * and their listeners are woken, since notices may have been missed.
  *
- * <p>A shard's connection is a pooled one: after its final {@code SUNSUBSCRIBE} (or the server's last
- * unsubscribe) the subscription ends and Jedis hands it back to the pool, so the shard is retired and
- * nothing more is sent on it; a later channel for that node gets a new shard. Threadsafe.
+ * <p>A shard's connection is borrowed from the client's pool for the subscription's life and never handed back:
+ * when the subscription ends, however it ends, the shard is retired (nothing more is sent on it) and the
+ * connection is closed, so the pool opens a fresh one. Handing it back is not safe: the subscription can end
+ * with the connection still subscribed (an {@code SSUBSCRIBE} routed by a stale slot map is answered by {@code
+ * MOVED}, which ends the reading loop) or with a reply still on its way (an {@code SSUBSCRIBE} sent just as the
+ * server dropped the shard's last channel), and the pool's next user, a lock or queue script, would read that
+ * reply or a notice as its own. A later channel for that node gets a new shard. Threadsafe.
  */
 final class ShardedNotices implements NoticeTransport {
     private static final Logger LOG = LoggerFactory.getLogger(ShardedNotices.class);
@@ -182,8 +186,12 @@ final class ShardedNotices implements NoticeTransport {
                 }
             }
             if (first != null) {
-                try (Connection c = topology.connectionForSlot(first.getKey())) {
+                Connection c = null;
+                boolean subscribing = false;
+                try {
+                    c = topology.connectionForSlot(first.getKey());
                     if (c.getHostAndPort().toString().equals(node)) {
+                        subscribing = true;
                         new Notices(this).proceed(c, first.getValue().toArray(byte[][]::new));
                     } else {
                         failed = true; // the slot map changed since routing
@@ -191,6 +199,14 @@ final class ShardedNotices implements NoticeTransport {
                 } catch (RuntimeException e) {
                     LOG.debug("sharded notice subscription to {} dropped: {}", node, e.toString());
                     failed = true;
+                } finally {
+                    if (c != null) {
+                        if (subscribing) {
+                            endConnection(c);
+                        } else {
+                            c.close(); // nothing was sent on it: back to the pool
+                        }
+                    }
                 }
             } else {
                 failed = node.equals(UNKNOWN_NODE);
@@ -203,6 +219,25 @@ final class ShardedNotices implements NoticeTransport {
                 }
             }
             dissolve(failed);
+        }
+
+        /**
+         * Retires this shard, so nothing more is sent on its connection, then closes the connection instead of
+         * handing it back to the pool: it may still be subscribed or have a reply on its way (see the class
+         * comment). The pool opens a new connection when it needs one.
+         */
+        private void endConnection(Connection c) {
+            synchronized (ShardedNotices.this) {
+                retired = true;
+                pubSub = null;
+                shards.remove(node, this);
+            }
+            c.setBroken();
+            try {
+                c.close(); // a broken connection is destroyed by its pool, not kept
+            } catch (RuntimeException e) { // closing a dead socket can fail: the channels must still be routed
+                LOG.debug("closing the sharded subscription connection to {} failed: {}", node, e.toString());
+            }
         }
 
         /** Ends this shard: routes its still-wanted channels again and wakes their listeners. */

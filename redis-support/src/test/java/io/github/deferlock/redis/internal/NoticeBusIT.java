@@ -2,13 +2,22 @@ package io.github.deferlock.redis.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.github.deferlock.testing.RedisCluster;
 import io.github.deferlock.testing.RedisServer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.Jedis;
@@ -236,6 +245,140 @@ final class NoticeBusIT {
             await().atMost(WAIT).until(() -> subscribers(admin, "x") == 0);
             bus.watch(b("y"), () -> {});
             assertThat(subscribers(admin, "y")).isZero();
+        }
+    }
+
+    /** The ids of the clients connected to {@code admin}'s node that hold a sharded subscription. */
+    private static Set<String> shardSubscriberIds(Jedis admin) {
+        Set<String> ids = new HashSet<>();
+        for (String line : admin.clientList().split("\n")) {
+            if (line.contains(" ssub=") && !line.contains(" ssub=0 ")) {
+                ids.add(line.substring(line.indexOf("id=") + 3, line.indexOf(' ')));
+            }
+        }
+        return ids;
+    }
+
+    /** The ids of every client connected to {@code admin}'s node. */
+    private static Set<String> clientIds(Jedis admin) {
+        Set<String> ids = new HashSet<>();
+        for (String line : admin.clientList().split("\n")) {
+            ids.add(line.substring(line.indexOf("id=") + 3, line.indexOf(' ')));
+        }
+        return ids;
+    }
+
+    /**
+     * A slot moves to another master without the client knowing; a channel of that slot is then watched, so
+     * its {@code SSUBSCRIBE} goes (by the stale slot map) to the old master's subscription connection, which
+     * is still subscribed to a channel of a slot that stayed, and is answered by {@code MOVED}. That ends the
+     * subscription's reading loop with the connection still subscribed: it must be closed, never handed back
+     * to the pool, while other threads run ordinary commands on that master through the same client (each
+     * must get its own reply), and both channels are subscribed again, each on its slot's master. Regression:
+     * the connection went back to the pool still subscribed, so the pool's next user could read a notice or a
+     * subscription reply as its own (the soak's Cluster seed 38: lock scripts read another reply, a
+     * {@code ClassCastException}, and a job was handed out twice under one receipt).
+     */
+    @Test
+    void sharded_ssubscribeAnsweredByMoved_theSubscribedConnectionIsClosedNotPooled() throws Exception {
+        try (RedisCluster cluster = RedisCluster.start();
+                RedisClusterClient redis = cluster.newClient();
+                NoticeBus bus = new NoticeBus(Topology.of(redis), "test-notices")) {
+            assumeTrue(Topology.of(redis).shardedPubSub().orElseThrow(), "sharded pub/sub needs Redis 7.0+");
+            String stays = "{b}:wake";
+            RedisServer old = cluster.masterFor(stays);
+            String moves = null;
+            for (int i = 0; moves == null; i++) {
+                String candidate = "{a" + i + "}:wake";
+                if (cluster.masterFor(candidate).port() == old.port()
+                        && RedisCluster.slot(candidate) != RedisCluster.slot(stays)) {
+                    moves = candidate;
+                }
+            }
+            String movesChannel = moves;
+            int movedSlot = RedisCluster.slot(moves);
+            RedisServer target = cluster.masters().stream()
+                    .filter(m -> m.port() != old.port())
+                    .findFirst()
+                    .orElseThrow();
+
+            AtomicInteger heardStays = new AtomicInteger();
+            bus.watch(b(stays), heardStays::incrementAndGet);
+            Set<String> subscribedBefore;
+            try (Jedis admin = old.newConnection()) {
+                await().atMost(WAIT).until(() -> shardSubscribers(admin, stays) == 1);
+                subscribedBefore = shardSubscriberIds(admin);
+            }
+            assertThat(subscribedBefore).hasSize(1);
+
+            // ordinary commands on the old master (keys of the slot that stays), each checking its own reply
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicLong done = new AtomicLong();
+            Queue<String> wrong = new ConcurrentLinkedQueue<>();
+            List<Thread> workers = new ArrayList<>();
+            for (int t = 0; t < 2; t++) {
+                String key = "{b}:n" + t;
+                Thread w = new Thread(() -> {
+                    for (long i = 0; !stop.get(); i++) {
+                        try {
+                            String v = Long.toString(i);
+                            redis.set(key, v);
+                            String got = redis.get(key);
+                            if (!v.equals(got)) {
+                                wrong.add("GET " + key + " after SET " + v + " read " + got);
+                            }
+                        } catch (RuntimeException e) {
+                            wrong.add(key + ": " + e);
+                        }
+                        done.incrementAndGet();
+                    }
+                });
+                w.start();
+                workers.add(w);
+            }
+            try {
+                // the slot (empty) moves to the target; the client's slot map still names the old master
+                String targetId;
+                try (Jedis o = old.newConnection();
+                        Jedis t = target.newConnection()) {
+                    targetId = t.clusterMyId();
+                    t.clusterSetSlotImporting(movedSlot, o.clusterMyId());
+                    o.clusterSetSlotMigrating(movedSlot, targetId);
+                    t.clusterSetSlotNode(movedSlot, targetId);
+                    o.clusterSetSlotNode(movedSlot, targetId);
+                }
+                for (RedisServer m : cluster.masters()) {
+                    if (m.port() != old.port() && m.port() != target.port()) {
+                        try (Jedis j = m.newConnection()) {
+                            j.clusterSetSlotNode(movedSlot, targetId);
+                        }
+                    }
+                }
+                await().atMost(WAIT)
+                        .until(() -> cluster.masterForSlot(movedSlot).port() == target.port());
+
+                bus.watch(b(moves), () -> {});
+                try (Jedis onTarget = target.newConnection();
+                        Jedis onOld = old.newConnection()) {
+                    await().atMost(WAIT)
+                            .until(() -> shardSubscribers(onTarget, movesChannel) == 1
+                                    && shardSubscribers(onOld, stays) == 1);
+                    assertThat(clientIds(onOld))
+                            .as("the connection subscribed when MOVED came is closed, not handed back to the pool")
+                            .doesNotContainAnyElementsOf(subscribedBefore);
+                    long after = done.get();
+                    await().atMost(WAIT).until(() -> done.get() > after + 300);
+                }
+            } finally {
+                stop.set(true);
+                for (Thread w : workers) {
+                    w.join(WAIT.toMillis());
+                }
+            }
+            assertThat(wrong).as("replies read by the wrong command").isEmpty();
+            int before = heardStays.get();
+            redis.spublish(b(stays), b("1"));
+            await().atMost(WAIT).until(() -> heardStays.get() > before);
         }
     }
 }
