@@ -9,6 +9,7 @@ import io.github.deferlock.testing.JvmProcess;
 import io.github.deferlock.testing.RedisCluster;
 import io.github.deferlock.testing.RedisSentinelGroup;
 import io.github.deferlock.testing.RedisServer;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -132,6 +133,7 @@ final class ScheduleRun {
             History history = settle(recorder);
             long settleMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - settleStart);
             Checker.Verdict verdict = Checker.judge(plan.seed(), history);
+            Path kept = verdict.violations().isEmpty() ? null : keepEvidence();
             return new Result(
                     plan,
                     history,
@@ -141,7 +143,8 @@ final class ScheduleRun {
                     verdict.lossDetails(),
                     settleMs,
                     TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
-                    version);
+                    version,
+                    kept);
         } finally {
             List<JvmProcess> all;
             synchronized (clients) {
@@ -158,6 +161,28 @@ final class ScheduleRun {
                     // best effort: every process is also stopped by its class's shutdown hook
                 }
             }
+        }
+    }
+
+    /**
+     * Keeps the events and every client JVM's output of this schedule ({@link Evidence}); null when that
+     * fails (the verdict stands either way).
+     */
+    private Path keepEvidence() {
+        try {
+            Map<String, List<String>> outputs = new java.util.LinkedHashMap<>();
+            List<JvmProcess> all;
+            synchronized (clients) {
+                all = List.copyOf(startedClients);
+            }
+            for (int i = 0; i < all.size(); i++) {
+                outputs.put("client-" + (i + 1), all.get(i).output());
+            }
+            return Evidence.keep(
+                    Evidence.root(), plan.seed(), settings.topology().option(), recorder.events(), outputs);
+        } catch (RuntimeException e) {
+            System.err.println("soak: could not keep the evidence of seed " + plan.seed() + ": " + e);
+            return null;
         }
     }
 
@@ -684,6 +709,8 @@ final class ScheduleRun {
      * @param settleMs how long the queue took to drain after the faults (bounded by the settle maximum)
      * @param elapsedMs the whole schedule, servers and JVMs included
      * @param redisVersion the queue/lock server's version
+     * @param kept where the events and client outputs of a schedule with violations were kept ({@link
+     *     Evidence}); null when there were none, or they could not be written
      */
     record Result(
             Plan plan,
@@ -694,5 +721,6 @@ final class ScheduleRun {
             List<String> lossDetails,
             long settleMs,
             long elapsedMs,
-            String redisVersion) {}
+            String redisVersion,
+            Path kept) {}
 }

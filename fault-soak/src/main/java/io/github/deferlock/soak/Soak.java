@@ -75,6 +75,9 @@ public final class Soak {
                 out.println(line(i + 1, schedules, r));
                 r.violations().forEach(v -> out.println("  " + v));
                 r.lossDetails().forEach(d -> out.println("  " + d));
+                if (r.kept() != null) {
+                    out.println("  its events and client output are kept in " + r.kept());
+                }
             } catch (RuntimeException e) {
                 totals.harnessErrors++;
                 out.println(String.format(
