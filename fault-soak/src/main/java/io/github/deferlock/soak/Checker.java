@@ -296,12 +296,7 @@ final class Checker {
     private static void stuck(History h, Sink sink) {
         History.QueueEnd end = h.end();
         if (end.inFlight() > 0 || end.due() > 0) {
-            List<String> ids = end.states().entrySet().stream()
-                    .filter(e -> !e.getValue().equals("DEAD"))
-                    .map(e -> e.getKey() + "=" + e.getValue())
-                    .sorted()
-                    .limit(MAX_DETAILS)
-                    .toList();
+            List<String> ids = end.remaining().stream().limit(MAX_DETAILS).toList();
             sink.add(
                     "stuck",
                     end.inFlight() + " in flight and " + end.due() + " due after the settle period, e.g. " + ids);

@@ -141,6 +141,15 @@ record History(
             deadReasons = Map.copyOf(deadReasons);
         }
 
+        /** The recorded jobs still in the queue (any state but dead), as sorted {@code id=STATE}. */
+        List<String> remaining() {
+            return states.entrySet().stream()
+                    .filter(e -> !e.getValue().equals("DEAD"))
+                    .map(e -> e.getKey() + "=" + e.getValue())
+                    .sorted()
+                    .toList();
+        }
+
         /** An empty queue: everything acked. */
         static QueueEnd empty() {
             return new QueueEnd(0, 0, Map.of(), Map.of());

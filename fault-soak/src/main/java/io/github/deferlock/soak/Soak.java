@@ -4,6 +4,7 @@ import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
@@ -112,19 +113,15 @@ public final class Soak {
      * the runner read them after the settle, although the queue's counts read just before were 0: not a
      * violation by the checks (they were handled), but a leftover to look into.
      */
-    static java.util.Optional<String> leftovers(History h) {
+    static Optional<String> leftovers(History h) {
         History.QueueEnd end = h.end();
         if (end.due() > 0 || end.inFlight() > 0) {
-            return java.util.Optional.empty(); // the stuck check reports these
+            return Optional.empty(); // the stuck check reports these
         }
-        List<String> ids = end.states().entrySet().stream()
-                .filter(e -> !e.getValue().equals("DEAD"))
-                .map(e -> e.getKey() + "=" + e.getValue())
-                .sorted()
-                .toList();
+        List<String> ids = end.remaining();
         return ids.isEmpty()
-                ? java.util.Optional.empty()
-                : java.util.Optional.of("note: " + ids.size() + " recorded job(s) still in the queue after the settle,"
+                ? Optional.empty()
+                : Optional.of("note: " + ids.size() + " recorded job(s) still in the queue after the settle,"
                         + " though its due and in-flight counts read 0 just before: " + ids);
     }
 
