@@ -113,7 +113,7 @@ public final class NoticeBus implements AutoCloseable {
         NoticeTransport.Sink sink = this::wake;
         return sharded
                 ? new ShardedNotices(topology, sink, threadName)
-                : new PlainNotices(topology.redis(), sink, threadName, anchor);
+                : new PlainNotices(topology, sink, threadName, anchor);
     }
 
     /** Asks the cluster again (50 ms doubling to 1 s) until it answers, then subscribes what is watched. */

@@ -12,23 +12,28 @@ import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.BinaryJedisPubSub;
+import redis.clients.jedis.Connection;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
  * Notices through plain pub/sub: one {@code SUBSCRIBE} connection for every channel, on a daemon thread that
  * runs while there is a channel to hear, or, with an anchor channel, from the first channel until {@link
  * #close()}, so an owner whose listeners come and go often keeps one connection rather than reopening it
  * (standalone, Sentinel, Redis 6.2 clusters, which forward a {@code PUBLISH} to every node). A dropped connection is reopened with backoff (50 ms doubling to 5 s) and every
- * channel's listeners are woken, since notices may have been missed. The connection is the client's pooled
- * one: nothing is sent on it after its final {@code UNSUBSCRIBE}, whose reply ends the subscription and hands
- * it back to the pool (a reply to more would be left for the pool's next user). Threadsafe.
+ * channel's listeners are woken, since notices may have been missed. The connection comes from the client's
+ * pool ({@link Topology#ownConnection}) and is closed, never handed back, when its subscription ends: a
+ * subscription ended by an error reply (an ACL {@code NOPERM} on a later {@code SUBSCRIBE}) leaves it
+ * subscribed to the other channels, and the pool's next user would read their notices as its replies. Nothing
+ * is sent on it after its final {@code UNSUBSCRIBE}. A client that does not show its pool subscribes through
+ * {@link UnifiedJedis#subscribe}. Threadsafe.
  */
 final class PlainNotices implements NoticeTransport {
     private static final Logger LOG = LoggerFactory.getLogger(PlainNotices.class);
     static final long MIN_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
     static final long MAX_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(5);
 
-    private final UnifiedJedis redis;
+    private final Topology topology;
     private final Sink sink;
     private final String threadName;
     private final ByteBuffer anchor; // null: none
@@ -41,12 +46,14 @@ final class PlainNotices implements NoticeTransport {
     private Channels current;
     /** The final UNSUBSCRIBE went out on {@link #current}: nothing more may be sent on it. */
     private boolean ending;
+    /** A refused subscription was logged at WARN; reset when one is confirmed. */
+    private boolean refusalLogged;
 
     private Thread thread;
     private boolean closed;
 
-    PlainNotices(UnifiedJedis redis, Sink sink, String threadName, byte[] anchor) {
-        this.redis = redis;
+    PlainNotices(Topology topology, Sink sink, String threadName, byte[] anchor) {
+        this.topology = topology;
         this.sink = sink;
         this.threadName = threadName;
         this.anchor = anchor == null ? null : ByteBuffer.wrap(anchor.clone());
@@ -124,11 +131,24 @@ final class PlainNotices implements NoticeTransport {
                 all = wanted.stream().map(ByteBuffer::array).toArray(byte[][]::new);
             }
             boolean failed = false;
+            Connection own = null;
             try {
-                redis.subscribe(pubSub, all);
+                own = topology.ownConnection();
+                if (own == null) {
+                    topology.redis().subscribe(pubSub, all);
+                } else {
+                    pubSub.proceed(own, all);
+                }
+            } catch (JedisDataException e) { // an error reply: Redis refused a channel (an ACL NOPERM)
+                failed = true;
+                refused(e, backoff);
             } catch (RuntimeException e) {
                 failed = true;
                 LOG.debug("notice subscription lost, reconnecting in {} ms: {}", backoff / 1_000_000, e.toString());
+            } finally {
+                if (own != null) {
+                    retire(own);
+                }
             }
             List<ByteBuffer> wake;
             synchronized (this) {
@@ -149,6 +169,39 @@ final class PlainNotices implements NoticeTransport {
         }
     }
 
+    /**
+     * Says, once until a subscription is confirmed again, that Redis refused it: the listeners of every channel
+     * then hear nothing but the wake-ups of each retry.
+     */
+    private void refused(JedisDataException e, long backoff) {
+        boolean first;
+        synchronized (this) {
+            first = !refusalLogged;
+            refusalLogged = true;
+        }
+        String text = "Redis refused the notice subscription ({}), tried again in {} ms; the listeners are woken at"
+                + " each try. Check the ACL of the client's user: it must allow the deferlock channels";
+        if (first) {
+            LOG.warn(text, e.getMessage(), backoff / 1_000_000);
+        } else {
+            LOG.debug(text, e.getMessage(), backoff / 1_000_000);
+        }
+    }
+
+    /**
+     * Closes a connection whose subscription ended, as broken, so its pool destroys it: it may still be
+     * subscribed (an error ended the loop) or have a reply on its way. A close that fails on a dead socket is
+     * logged at DEBUG: the subscription is made again either way.
+     */
+    private static void retire(Connection c) {
+        c.setBroken();
+        try {
+            c.close();
+        } catch (RuntimeException e) {
+            LOG.debug("closing the notice subscription connection failed: {}", e.toString());
+        }
+    }
+
     /** The first SUBSCRIBE reply of {@code pubSub}: it is live; catch up with what changed while connecting. */
     private void connected(Channels pubSub) {
         List<ByteBuffer> wake;
@@ -158,6 +211,7 @@ final class PlainNotices implements NoticeTransport {
                 return;
             }
             current = pubSub;
+            refusalLogged = false;
             Set<ByteBuffer> wanted = wanted();
             List<ByteBuffer> missing = new ArrayList<>();
             for (ByteBuffer ch : wanted) {
@@ -205,8 +259,9 @@ final class PlainNotices implements NoticeTransport {
             t = thread;
         }
         if (t != null && t != Thread.currentThread()) {
-            // no interrupt: Jedis's pub/sub loop stops reading when its thread is interrupted and hands the
-            // connection back to the pool with our UNSUBSCRIBE reply unread; a thread in its backoff is woken
+            // no interrupt: Jedis's pub/sub loop stops reading when its thread is interrupted, with our
+            // UNSUBSCRIBE reply unread (a client that hides its pool would get that connection back); a thread
+            // in its backoff is woken
             LockSupport.unpark(t);
             try {
                 t.join(1_000);

@@ -6,7 +6,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.JedisCluster;
+import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.RedisSentinelClient;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
@@ -74,6 +76,24 @@ public final class Topology {
             throw new IllegalStateException("the client " + redis.getClass().getName() + " does not route by slot");
         }
         return routing.getConnectionFromSlot(slot);
+    }
+
+    /**
+     * A connection of the client's own pool that the caller holds until it closes it: a {@link RedisClient}'s
+     * pool, or the pool a {@link RedisSentinelClient} keeps for the current master (after a failover, the new
+     * master's). A subscription uses it so that it can end it itself: a connection whose subscription ended
+     * by an error may still be subscribed, and is closed as broken instead of handed back. Null when the client
+     * does not show its pool (the deprecated {@code JedisCluster}, another {@link UnifiedJedis}): subscribe
+     * through {@link UnifiedJedis#subscribe} then.
+     */
+    public Connection ownConnection() {
+        if (redis instanceof RedisClient c) {
+            return c.getPool().getResource();
+        }
+        if (redis instanceof RedisSentinelClient s) {
+            return s.getPrimaryNodesConnectionMap().values().iterator().next().getResource();
+        }
+        return null;
     }
 
     /** Asks a slot-routing client to reload the slot map; nothing for other clients. */

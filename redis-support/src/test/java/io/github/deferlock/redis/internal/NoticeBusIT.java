@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.ConnectionPoolConfig;
+import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
@@ -379,6 +380,98 @@ final class NoticeBusIT {
             int before = heardStays.get();
             redis.spublish(b(stays), b("1"));
             await().atMost(WAIT).until(() -> heardStays.get() > before);
+        }
+    }
+
+    /**
+     * Redis refuses a {@code SUBSCRIBE} sent on a connection that is already subscribed (here an ACL that
+     * allows the channels {@code allowed:*} only: {@code NOPERM}). That error ends the subscription's reading
+     * loop with the connection still subscribed to the allowed channel: it must be closed, never handed back to
+     * the pool, while other threads run ordinary commands through the same client (each must get its own
+     * reply) and notices keep coming on the allowed channel. Once the refused channel is no longer watched,
+     * the allowed one is subscribed again and heard. Regression: the connection went back to the pool still
+     * subscribed, the same defect as {@link #sharded_ssubscribeAnsweredByMoved_theSubscribedConnectionIsClosedNotPooled}
+     * on plain pub/sub.
+     */
+    @Test
+    void plain_subscribeRefusedByAcl_theSubscribedConnectionIsClosedNotPooled() throws Exception {
+        try (RedisServer server = RedisServer.start();
+                Jedis admin = server.newConnection()) {
+            admin.aclSetUser("notices", "on", ">secret", "~*", "+@all", "resetchannels", "&allowed:*");
+            ConnectionPoolConfig pool = new ConnectionPoolConfig();
+            pool.setMaxTotal(3);
+            pool.setMaxIdle(3);
+            try (RedisClient redis = RedisClient.builder()
+                            .hostAndPort(server.hostAndPort())
+                            .clientConfig(DefaultJedisClientConfig.builder()
+                                    .user("notices")
+                                    .password("secret")
+                                    .build())
+                            .poolConfig(pool)
+                            .build();
+                    NoticeBus bus = new NoticeBus(Topology.of(redis), "test-notices")) {
+                AtomicInteger heard = new AtomicInteger();
+                bus.watch(b("allowed:a"), heard::incrementAndGet);
+                await().atMost(WAIT).until(() -> subscribers(admin, "allowed:a") == 1);
+                String subscribedBefore = subscriberClientIds(admin);
+                assertThat(subscribedBefore).doesNotContain(",");
+
+                AtomicBoolean stop = new AtomicBoolean();
+                AtomicLong done = new AtomicLong();
+                Queue<String> wrong = new ConcurrentLinkedQueue<>();
+                List<Thread> workers = new ArrayList<>();
+                for (int t = 0; t < 2; t++) {
+                    String key = "n" + t;
+                    Thread w = new Thread(() -> {
+                        for (long i = 0; !stop.get(); i++) {
+                            try {
+                                String v = Long.toString(i);
+                                redis.set(key, v);
+                                String got = redis.get(key);
+                                if (!v.equals(got)) {
+                                    wrong.add("GET " + key + " after SET " + v + " read " + got);
+                                }
+                            } catch (RuntimeException e) {
+                                wrong.add(key + ": " + e);
+                            }
+                            done.incrementAndGet();
+                        }
+                    });
+                    w.start();
+                    workers.add(w);
+                }
+                Thread publisher = new Thread(() -> {
+                    try (Jedis p = server.newConnection()) {
+                        while (!stop.get()) {
+                            p.publish("allowed:a", "x");
+                        }
+                    }
+                });
+                publisher.start();
+                NoticeBus.Subscription refused;
+                try {
+                    refused = bus.watch(b("denied:b"), () -> {});
+                    await().atMost(WAIT)
+                            .alias("the connection subscribed when NOPERM came is closed, not handed back to the pool")
+                            .until(() ->
+                                    admin.clientList().lines().noneMatch(l -> l.startsWith(subscribedBefore + " ")));
+                    long after = done.get();
+                    await().atMost(WAIT).until(() -> done.get() > after + 300);
+                } finally {
+                    stop.set(true);
+                    for (Thread w : workers) {
+                        w.join(WAIT.toMillis());
+                    }
+                    publisher.join(WAIT.toMillis());
+                }
+                assertThat(wrong).as("replies read by the wrong command").isEmpty();
+
+                refused.close();
+                await().atMost(WAIT).until(() -> subscribers(admin, "allowed:a") == 1);
+                int before = heard.get();
+                admin.publish("allowed:a", "y");
+                await().atMost(WAIT).until(() -> heard.get() > before);
+            }
         }
     }
 }
