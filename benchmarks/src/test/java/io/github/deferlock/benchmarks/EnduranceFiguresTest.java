@@ -44,6 +44,25 @@ final class EnduranceFiguresTest {
         assertThat(judged.get("verdict")).isEqualTo(doc.get("verdict"));
     }
 
+    /**
+     * The curves the conflicts view's 15-minute buckets feed (Redis keys, used_memory) are judged once those
+     * reached their steady count (960 s), in a run long enough for it; every other curve, and every curve of a
+     * short run, from the run's warm-up.
+     */
+    @Test
+    void warmup_curvesFedByConflictBuckets_startAfterTheBucketsSteadyCount_whenTheRunIsLongEnough() {
+        assertThat(Endurance.warmup("redis.usedMemory", 300, 1800, 60)).isEqualTo(960);
+        assertThat(Endurance.warmup("redis.keys", 300, 1800, 60)).isEqualTo(960);
+        assertThat(Endurance.warmup("jvm1.threads", 300, 1800, 60)).isEqualTo(300);
+        assertThat(Endurance.warmup("redis.connectedClients", 300, 1800, 60)).isEqualTo(300);
+        assertThat(Endurance.warmup("redis.usedMemory", 30, 120, 30))
+                .as("a 2-minute run keeps its warm-up")
+                .isEqualTo(30);
+        assertThat(Endurance.warmup("redis.usedMemory", 300, 1000, 30))
+                .as("the later window would overlap the last one")
+                .isEqualTo(300);
+    }
+
     @Test
     void committedCharts_exist() {
         for (String chart : EnduranceReport.CHARTS) {
