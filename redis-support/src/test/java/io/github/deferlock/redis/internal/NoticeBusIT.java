@@ -24,6 +24,7 @@ import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * {@link NoticeBus} against real servers: notices arrive, the subscription comes back after the server
@@ -249,6 +250,35 @@ final class NoticeBusIT {
         }
     }
 
+    /**
+     * Starts a thread per key that runs {@code SET key i} then {@code GET key} until {@code stop}, counting each
+     * round in {@code done} and adding to {@code wrong} every reply that is not its own command's (or that threw).
+     */
+    private static List<Thread> replyCheckers(
+            UnifiedJedis redis, List<String> keys, AtomicBoolean stop, AtomicLong done, Queue<String> wrong) {
+        List<Thread> workers = new ArrayList<>();
+        for (String key : keys) {
+            Thread w = new Thread(() -> {
+                for (long i = 0; !stop.get(); i++) {
+                    try {
+                        String v = Long.toString(i);
+                        redis.set(key, v);
+                        String got = redis.get(key);
+                        if (!v.equals(got)) {
+                            wrong.add("GET " + key + " after SET " + v + " read " + got);
+                        }
+                    } catch (RuntimeException e) {
+                        wrong.add(key + ": " + e);
+                    }
+                    done.incrementAndGet();
+                }
+            });
+            w.start();
+            workers.add(w);
+        }
+        return workers;
+    }
+
     /** The ids of the clients connected to {@code admin}'s node that hold a sharded subscription. */
     private static Set<String> shardSubscriberIds(Jedis admin) {
         Set<String> ids = new HashSet<>();
@@ -316,27 +346,7 @@ final class NoticeBusIT {
             AtomicBoolean stop = new AtomicBoolean();
             AtomicLong done = new AtomicLong();
             Queue<String> wrong = new ConcurrentLinkedQueue<>();
-            List<Thread> workers = new ArrayList<>();
-            for (int t = 0; t < 2; t++) {
-                String key = "{b}:n" + t;
-                Thread w = new Thread(() -> {
-                    for (long i = 0; !stop.get(); i++) {
-                        try {
-                            String v = Long.toString(i);
-                            redis.set(key, v);
-                            String got = redis.get(key);
-                            if (!v.equals(got)) {
-                                wrong.add("GET " + key + " after SET " + v + " read " + got);
-                            }
-                        } catch (RuntimeException e) {
-                            wrong.add(key + ": " + e);
-                        }
-                        done.incrementAndGet();
-                    }
-                });
-                w.start();
-                workers.add(w);
-            }
+            List<Thread> workers = replyCheckers(redis, List.of("{b}:n0", "{b}:n1"), stop, done, wrong);
             try {
                 // the slot (empty) moves to the target; the client's slot map still names the old master
                 String targetId;
@@ -419,27 +429,7 @@ final class NoticeBusIT {
                 AtomicBoolean stop = new AtomicBoolean();
                 AtomicLong done = new AtomicLong();
                 Queue<String> wrong = new ConcurrentLinkedQueue<>();
-                List<Thread> workers = new ArrayList<>();
-                for (int t = 0; t < 2; t++) {
-                    String key = "n" + t;
-                    Thread w = new Thread(() -> {
-                        for (long i = 0; !stop.get(); i++) {
-                            try {
-                                String v = Long.toString(i);
-                                redis.set(key, v);
-                                String got = redis.get(key);
-                                if (!v.equals(got)) {
-                                    wrong.add("GET " + key + " after SET " + v + " read " + got);
-                                }
-                            } catch (RuntimeException e) {
-                                wrong.add(key + ": " + e);
-                            }
-                            done.incrementAndGet();
-                        }
-                    });
-                    w.start();
-                    workers.add(w);
-                }
+                List<Thread> workers = replyCheckers(redis, List.of("n0", "n1"), stop, done, wrong);
                 Thread publisher = new Thread(() -> {
                     try (Jedis p = server.newConnection()) {
                         while (!stop.get()) {
