@@ -31,6 +31,8 @@ import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterAll;
@@ -90,9 +92,25 @@ final class DashboardBrowserIT {
         return browser.driver.findElements(By.cssSelector(css));
     }
 
+    /** The first match's text, or null when none; looked up again when a refresh redrew it before the read. */
     private static String text(String css) {
-        List<WebElement> found = all(css);
-        return found.isEmpty() ? null : found.get(0).getText();
+        AtomicReference<String> read = new AtomicReference<>();
+        eventually().until(() -> {
+            List<WebElement> found = all(css);
+            read.set(found.isEmpty() ? null : found.get(0).getText());
+            return true;
+        });
+        return read.get();
+    }
+
+    /** Whether the element is displayed; looked up again when a refresh redrew it between lookup and read. */
+    private static boolean displayed(String css) {
+        AtomicBoolean shown = new AtomicBoolean();
+        eventually().until(() -> {
+            shown.set(find(css).isDisplayed());
+            return true;
+        });
+        return shown.get();
     }
 
     /** Opens the page and selects queue orders (the first queue, emails, is selected at first). */
@@ -152,7 +170,7 @@ final class DashboardBrowserIT {
             click("#queues tr[data-queue='orders'] a");
             eventually()
                     .until(() -> "orders".equals(text("#schedules-queue"))
-                            && find("#schedules-empty").isDisplayed()
+                            && displayed("#schedules-empty")
                             && all("#schedules tbody tr").isEmpty());
         }
     }
@@ -271,11 +289,10 @@ final class DashboardBrowserIT {
             open(d);
 
             assertThat(text("#mode")).isEqualTo("read-only");
-            assertThat(find("#requeue-selected").isDisplayed()).isFalse();
-            assertThat(find("#dead tr[data-id='dead-1'] input.pick").isDisplayed())
-                    .isFalse();
-            assertThat(find("#signin").isDisplayed()).isFalse();
-            assertThat(find("#queues tr[data-queue='orders'] .pause-toggle").isDisplayed())
+            assertThat(displayed("#requeue-selected")).isFalse();
+            assertThat(displayed("#dead tr[data-id='dead-1'] input.pick")).isFalse();
+            assertThat(displayed("#signin")).isFalse();
+            assertThat(displayed("#queues tr[data-queue='orders'] .pause-toggle"))
                     .isFalse();
             assertThat(w.orders.size(JobState.DEAD)).isEqualTo(4);
         }
@@ -286,11 +303,10 @@ final class DashboardBrowserIT {
         try (Workload w = Workload.write(redis);
                 RunningDashboard d = RunningDashboard.withActions(redis)) {
             open(d);
-            assertThat(find("#requeue-selected").isDisplayed()).isFalse();
+            assertThat(displayed("#requeue-selected")).isFalse();
             signIn();
 
-            eventually()
-                    .until(() -> find("#dead tr[data-id='dead-1'] input.pick").isDisplayed());
+            eventually().until(() -> displayed("#dead tr[data-id='dead-1'] input.pick"));
             click("#dead tr[data-id='dead-1'] input.pick");
             click("#dead tr[data-id='dead-3'] input.pick");
             eventually().untilAsserted(() -> assertThat(text("#selected-count")).isEqualTo("2 selected"));
@@ -324,7 +340,7 @@ final class DashboardBrowserIT {
             eventually()
                     .untilAsserted(() -> assertThat(text(row + ".queue-state")).isEqualTo("running"));
             signIn();
-            eventually().until(() -> find(row + ".pause-toggle").isDisplayed());
+            eventually().until(() -> displayed(row + ".pause-toggle"));
             assertThat(text(row + ".pause-toggle")).isEqualTo("Pause");
             click(row + ".pause-toggle");
 
@@ -355,7 +371,7 @@ final class DashboardBrowserIT {
             signIn();
 
             click("#requeue-all");
-            eventually().until(() -> find("#confirm").isDisplayed());
+            eventually().until(() -> displayed("#confirm"));
             assertThat(text("#confirm-text")).contains("4 dead letters").contains("orders");
             find("#confirm-input").sendKeys("3");
             assertThat(find("#confirm-ok").isEnabled()).isFalse();
@@ -392,7 +408,7 @@ final class DashboardBrowserIT {
 
             eventually()
                     .untilAsserted(() -> assertThat(w.orders.get(w.scheduledId)).isEmpty());
-            eventually().until(() -> find("#job-missing").isDisplayed());
+            eventually().until(() -> displayed("#job-missing"));
         }
     }
 
