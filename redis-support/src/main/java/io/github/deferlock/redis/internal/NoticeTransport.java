@@ -2,6 +2,8 @@ package io.github.deferlock.redis.internal;
 
 import java.nio.ByteBuffer;
 import java.util.Collection;
+import org.slf4j.Logger;
+import redis.clients.jedis.Connection;
 
 /**
  * How a {@link NoticeBus} hears its channels: {@link PlainNotices} ({@code SUBSCRIBE}) or {@link
@@ -17,6 +19,20 @@ interface NoticeTransport {
 
     /** Ends every subscription; idempotent. */
     void close();
+
+    /**
+     * Closes a connection whose subscription ended, as broken, so its pool destroys it instead of keeping it: it
+     * may still be subscribed (an error reply ended the reading loop) or have a reply on its way. A close that
+     * fails on a dead socket is logged at DEBUG on {@code log}: the caller subscribes again either way.
+     */
+    static void discard(Connection c, Logger log, String what) {
+        c.setBroken();
+        try {
+            c.close();
+        } catch (RuntimeException e) {
+            log.debug("closing the {} connection failed: {}", what, e.toString());
+        }
+    }
 
     /** Where a transport reports. */
     interface Sink {

@@ -147,7 +147,7 @@ final class PlainNotices implements NoticeTransport {
                 LOG.debug("notice subscription lost, reconnecting in {} ms: {}", backoff / 1_000_000, e.toString());
             } finally {
                 if (own != null) {
-                    retire(own);
+                    NoticeTransport.discard(own, LOG, "notice subscription");
                 }
             }
             List<ByteBuffer> wake;
@@ -185,20 +185,6 @@ final class PlainNotices implements NoticeTransport {
             LOG.warn(text, e.getMessage(), backoff / 1_000_000);
         } else {
             LOG.debug(text, e.getMessage(), backoff / 1_000_000);
-        }
-    }
-
-    /**
-     * Closes a connection whose subscription ended, as broken, so its pool destroys it: it may still be
-     * subscribed (an error ended the loop) or have a reply on its way. A close that fails on a dead socket is
-     * logged at DEBUG: the subscription is made again either way.
-     */
-    private static void retire(Connection c) {
-        c.setBroken();
-        try {
-            c.close();
-        } catch (RuntimeException e) {
-            LOG.debug("closing the notice subscription connection failed: {}", e.toString());
         }
     }
 

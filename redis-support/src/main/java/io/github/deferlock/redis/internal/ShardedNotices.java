@@ -232,12 +232,8 @@ final class ShardedNotices implements NoticeTransport {
                 pubSub = null;
                 shards.remove(node, this);
             }
-            c.setBroken();
-            try {
-                c.close(); // a broken connection is destroyed by its pool, not kept
-            } catch (RuntimeException e) { // closing a dead socket can fail: the channels must still be routed
-                LOG.debug("closing the sharded subscription connection to {} failed: {}", node, e.toString());
-            }
+            // closing a dead socket can fail: logged, and the channels are still routed again
+            NoticeTransport.discard(c, LOG, "sharded subscription to " + node);
         }
 
         /** Ends this shard: routes its still-wanted channels again and wakes their listeners. */
